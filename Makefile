@@ -1,0 +1,36 @@
+# Two entry points for a fresh machine: `make demo` (the main job) and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+FAST := build/fast
+# Engine modules compiled by mypyc for `make bench` (same source, C extension).
+FAST_MODULES := cards order gunzi_tricks classic_tricks match legal actions events scoring errors rules
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+.PHONY: setup demo test lint bench fast
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/gunzi demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy
+
+test: lint
+	$(VENV)/bin/pytest
+
+# The engine compiled with mypyc into build/fast (the source tree stays pure Python).
+fast: $(STAMP)
+	rm -rf $(FAST) && mkdir -p $(FAST) && cp -r src/gunzi $(FAST)/
+	cd $(FAST) && $(CURDIR)/$(VENV)/bin/mypyc $(foreach m,$(FAST_MODULES),gunzi/engine/$(m).py) > mypyc.log 2>&1
+
+# Figures for the pure-Python engine and the compiled one (see docs/performance.md).
+bench: fast
+	$(VENV)/bin/gunzi bench --json
+	PYTHONPATH=$(FAST) $(PY) -m gunzi.cli bench --json

@@ -1,0 +1,220 @@
+"""Validation of every decision: raise a typed error naming seat, cards and rule; change nothing.
+
+One function per action kind, called by :meth:`Match.verify` after the turn checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gunzi.engine import cards as C
+from gunzi.engine import classic_tricks as CT
+from gunzi.engine import gunzi_tricks as GT
+from gunzi.engine.actions import Action, Kind
+from gunzi.engine.cards import BJ, LJ, NAMES, Card
+from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
+
+if TYPE_CHECKING:
+    from gunzi.engine.match import Match
+
+SEED_LIMIT = 2**256
+
+
+def _show(cards: Sequence[Card]) -> str:
+    return " ".join(NAMES[c] for c in cards)
+
+
+def verify_deal(m: Match, action: Action) -> None:
+    if action.seed is None or not 0 <= action.seed < SEED_LIMIT:
+        raise MalformedActionError("a deal needs a seed in [0, 2**256)")
+    if action.deck is not None and sorted(action.deck) != sorted(C.deck(m.rules.decks)):
+            raise IllegalActionError(
+                f"the deck must hold exactly {m.rules.decks} full deck(s) "
+                f"({54 * m.rules.decks} cards)", "A1"
+            )
+    if action.first_seat is not None and not m.first:
+        raise IllegalActionError("only a first hand of a round has a chosen start seat", "A4")
+
+def verify_declare(m: Match, action: Action) -> None:
+    cards = action.cards
+    seat = action.seat
+    if not m.asks or m.asks[0] != seat:
+        raise OutOfTurnError(f"{action}: seat {seat} is not being asked to declare")
+    if not cards:
+        raise MalformedActionError("a declaration shows 1 to 3 cards")
+    if any(c != cards[0] for c in cards) or len(cards) > 3:
+        raise IllegalActionError(
+            f"seat {seat} declares with {_show(cards)}: a declaration shows 1, 2 or 3 "
+            "identical cards", "A4.2"
+        )
+    err = GT.held_error(cards, m.hands[seat])
+    if err:
+        raise IllegalActionError(f"seat {seat} declares {_show(cards)} but {err}", "A4")
+    if Action(Kind.DECLARE, seat, cards, action.suit) not in m.declarations(seat):
+        raise IllegalActionError(_why_not_declaration(m, action), "A4.2")
+
+def _why_not_declaration(m: Match, action: Action) -> str:
+    cards = action.cards
+    who = f"seat {action.seat}"
+    if m.first and m.rules.is_gunzi:
+        if m.decl is not None:
+            return f"{who}: the big joker was already grabbed; it cannot be overturned"
+        return f"{who}: the first hand is declared by showing one BJ (抢亮大王)"
+    if cards[0] >= LJ:
+        if not m.rules.joker_declarations:
+            return f"{who}: these rules do not allow joker declarations"
+        if len(cards) != 3:
+            return f"{who}: jokers declare only as three LJ or three BJ"
+        if not 0 <= action.suit <= 3:
+            return f"{who}: a three-joker declaration must name a suit (S, H, C or D)"
+    elif cards[0] % 13 != m.level:
+        return (f"{who}: {_show(cards)} is not a level card; this hand is played at "
+                f"{C.RANKS[m.level]}")
+    elif action.suit not in (-1, cards[0] // 13):
+        return f"{who}: a level-card declaration names its own suit"
+    standing = m.decl
+    if standing is not None:
+        return (f"{who}: {_show(cards)} is not stronger than the standing declaration "
+                f"{_show(standing[1])} by seat {standing[0]}")
+    return f"{who}: {_show(cards)} is not a valid declaration"
+
+def verify_pass(m: Match, action: Action) -> None:
+    if m.phase == "draw" and (not m.asks or m.asks[0] != action.seat):
+        raise OutOfTurnError(f"seat {action.seat} is not being asked to declare")
+
+def verify_tribute(m: Match, action: Action) -> None:
+    seat = action.seat
+    cards = action.cards
+    n = m.tribute_n
+    if len(cards) != n:
+        raise IllegalActionError(
+            f"seat {seat} must give {n} tribute card(s), not {len(cards)}", "A5")
+    err = GT.held_error(cards, m.hands[seat])
+    if err:
+        raise IllegalActionError(f"seat {seat} tributes {_show(cards)} but {err}", "A5")
+    forced, tied, k = m.tribute_split(seat)
+    rest = list(cards)
+    for c in forced:
+        if c not in rest:
+            raise IllegalActionError(
+                f"seat {seat} must give its {n} biggest non-point cards, including "
+                f"{_show(forced)}", "A5")
+        rest.remove(c)
+    pool = list(tied)
+    for c in rest:
+        if c not in pool:
+            raise IllegalActionError(
+                f"seat {seat} must give its {n} biggest non-point cards: {NAMES[c]} is not "
+                f"one of them (choose {k} of {_show(tied)} after {_show(forced)})", "A5")
+        pool.remove(c)
+
+def verify_return(m: Match, action: Action) -> None:
+    seat = action.seat
+    cards = action.cards
+    n = m.tribute_n
+    if len(cards) != n:
+        raise IllegalActionError(f"seat {seat} must return {n} card(s), not {len(cards)}",
+                                 "A5")
+    err = GT.held_error(cards, m.hands[seat])
+    if err:
+        raise IllegalActionError(f"seat {seat} returns {_show(cards)} but {err}", "A5")
+    side, other, cap1, cap2, cap3 = m.return_caps(seat)
+    a1 = sum(1 for c in cards if c in side)
+    a2 = sum(1 for c in cards if c in other)
+    if a1 != cap1 or a2 != cap2:
+        raise IllegalActionError(
+            f"seat {seat} returns {_show(cards)}: the return must be {n} side cards that are "
+            f"not point cards ({cap1} such card(s) here"
+            + (f", then {cap2} other non-point card(s)" if cap2 else "")
+            + (f", then {cap3} of any card(s)" if cap3 else "")
+            + ")", "A5 [I-6]")
+
+def verify_bury(m: Match, action: Action) -> None:
+    seat = action.seat
+    cards = action.cards
+    k = m.rules.kitty_size
+    if len(cards) != k:
+        raise IllegalActionError(f"seat {seat} must bury {k} cards, not {len(cards)}", "A6.3")
+    err = GT.held_error(cards, m.hands[seat])
+    if err:
+        raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}", "A6.3")
+    if m.rules.is_gunzi and LJ in cards:
+        kept_bj = m.hands[seat][BJ] - cards.count(BJ)
+        if kept_bj:
+            raise IllegalActionError(
+                f"seat {seat} buries a LJ but keeps {kept_bj} BJ: a big joker must be "
+                "buried first (有大王必须先扣大王)", "A6.3")
+
+def verify_bury_jokers(m: Match, action: Action) -> None:
+    seat = action.seat
+    jokers = action.cards
+    take = action.take
+    if not jokers or any(c < LJ for c in jokers):
+        raise IllegalActionError(f"seat {seat} may bury only jokers, not {_show(jokers)}",
+                                 "A6.4")
+    err = GT.held_error(jokers, m.hands[seat])
+    if err:
+        raise IllegalActionError(f"seat {seat} buries {_show(jokers)} but {err}", "A6.4")
+    if LJ in jokers and m.hands[seat][BJ] - jokers.count(BJ) > 0:
+        raise IllegalActionError(
+            f"seat {seat} buries a LJ but keeps a BJ: a big joker must be buried first",
+            "A6.4")
+    if not m.kitty_shown:
+        if take:
+            raise IllegalActionError(
+                f"seat {seat} names kitty cards to take back, but the kitty is hidden: the "
+                "lowest exchangeable cards are taken for it", "A6.4")
+        return
+    eligible = sorted(m.pickup_eligible(), key=m.pickup_key)
+    if len(jokers) > len(eligible):
+        raise IllegalActionError(
+            f"seat {seat} buries {len(jokers)} joker(s) but the kitty holds only "
+            f"{len(eligible)} card(s) that are neither point cards nor jokers", "A6.4")
+    if not take:
+        return
+    if len(take) != len(jokers):
+        raise IllegalActionError(
+            f"seat {seat} buries {len(jokers)} joker(s) and must take back as many kitty "
+            f"cards, not {len(take)}", "A6.4")
+    lowest = eligible[: len(jokers)]
+    cut = m.pickup_key(lowest[-1])
+    forced = [c for c in lowest if m.pickup_key(c) < cut]
+    tied = [c for c in eligible if m.pickup_key(c) == cut]
+    rest = list(take)
+    for c in forced:
+        if c not in rest:
+            raise IllegalActionError(_pickup_msg(seat, lowest, take), "A6.4")
+        rest.remove(c)
+    for c in rest:
+        if c not in tied:
+            raise IllegalActionError(_pickup_msg(seat, lowest, take), "A6.4")
+        tied.remove(c)
+
+def _pickup_msg(seat: int, lowest: list[Card], take: Sequence[Card]) -> str:
+    return (f"seat {seat} takes {_show(take)}: a joker burier takes back the kitty's lowest "
+            f"cards that are neither point cards nor jokers ({_show(lowest)}; same rank, any "
+            "suit)")
+
+def verify_play(m: Match, action: Action) -> None:
+    seat = action.seat
+    cards = action.cards
+    hand = m.hands[seat]
+    if not cards:
+        raise IllegalActionError(f"seat {seat} must play at least one card", "A7")
+    if m.rules.is_gunzi:
+        if not m.trick:
+            err = GT.lead_error(cards, hand)
+        else:
+            err = GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)
+        rule = "A7"
+    else:
+        if not m.trick:
+            err = CT.lead_error(cards, hand, m.order)
+        else:
+            assert m.lead_shape is not None
+            err = CT.follow_error(m.lead_shape, cards, hand, m.order)
+        rule = "B"
+    if err:
+        verb = "leads" if not m.trick else "follows with"
+        raise IllegalActionError(f"seat {seat} {verb} {_show(cards)}: {err}", rule)

@@ -1,0 +1,39 @@
+"""Events: the one stream everything else is derived from.
+
+Each event has a public part, and optionally a secret part with the seats
+allowed to see it (its *audience*). A record holds events in full; a seat or
+a spectator gets them through :func:`gunzi.engine.view.redact`, the only
+place where a secret part may be let out. Every secret is revealed once its
+hand is over (records, replays, reviews).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+NOBODY: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    v: int  # 1-based sequence number in the match
+    hand: int  # hand number the event belongs to
+    type: str
+    public: Mapping[str, Any]
+    secret: Mapping[str, Any] | None = None
+    audience: frozenset[int] = NOBODY
+    private: bool = False  # the whole event, not just its secret part, is for the audience only
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full event (public and secret parts), as records store it."""
+        if self.secret is None:
+            return {"v": self.v, "type": self.type, **self.public}
+        return {"v": self.v, "type": self.type, **self.public, **self.secret}
+
+
+def freeze(data: dict[str, Any] | None) -> Mapping[str, Any] | None:
+    """A read-only view of an event payload."""
+    return None if data is None else MappingProxyType(data)

@@ -1,0 +1,237 @@
+"""Legal actions as a view object, and card-by-card builders for large choices.
+
+``match.legal_actions(seat)`` is cheap to create. Small decisions (declaring,
+tribute, joker burying, 打滚子 plays) are listed eagerly; large ones (burying
+6 of 45 cards, returning tribute, classic throws) are generated lazily, and
+:class:`Selection` builds them card by card, offering at each step only the
+cards that can still complete a legal choice. ``sample`` draws a legal action
+without listing everything, which is what random players and rollouts need.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from gunzi.engine import classic_tricks as CT
+from gunzi.engine import gunzi_tricks as GT
+from gunzi.engine.actions import Action, Kind, deal
+from gunzi.engine.cards import BJ, LJ, NUM_TYPES, Card, multiset_combinations
+
+if TYPE_CHECKING:
+    from gunzi.engine.match import Match
+
+
+class Selection:
+    """Card-by-card builder for "choose k cards" decisions (bury, return tribute)."""
+
+    def __init__(self, match: Match, seat: int, kind: Kind) -> None:
+        self.match = match
+        self.seat = seat
+        self.kind = kind
+        self.hand = match.hands[seat]
+        if kind is Kind.BURY:
+            self.count = match.rules.kitty_size
+        else:
+            self.count = match.tribute_n
+            side, other, cap1, cap2, cap3 = match.return_caps(seat)
+            self._tiers = (side, other)
+            self._caps = (cap1, cap2, cap3)
+
+    def _tier(self, card: Card) -> int:
+        side, other = self._tiers
+        return 0 if card in side else 1 if card in other else 2
+
+    def completable(self, chosen: Sequence[Card]) -> bool:
+        """Whether ``chosen`` (held, at most ``count`` cards) extends to a legal choice."""
+        if len(chosen) > self.count:
+            return False
+        used = [0] * NUM_TYPES
+        for c in chosen:
+            used[c] += 1
+            if used[c] > self.hand[c]:
+                return False
+        if self.kind is Kind.BURY:
+            if self.match.rules.is_gunzi and used[LJ]:
+                return self.hand[BJ] - used[BJ] <= self.count - len(chosen)
+            return True
+        per = [0, 0, 0]
+        for c in chosen:
+            per[self._tier(c)] += 1
+        return all(per[i] <= self._caps[i] for i in range(3))
+
+    def options(self, chosen: Sequence[Card]) -> list[Card]:
+        """Cards that may be added to ``chosen`` with a legal completion still possible."""
+        if len(chosen) >= self.count:
+            return []
+        base = list(chosen)
+        return [
+            c for c in range(NUM_TYPES)
+            if self.hand[c] > base.count(c) and self.completable([*base, c])
+        ]
+
+    def action(self, chosen: Sequence[Card]) -> Action:
+        return Action(self.kind, self.seat, tuple(sorted(chosen)))
+
+    def sample(self, rng: random.Random) -> Action:
+        chosen: list[Card] = []
+        while len(chosen) < self.count:
+            chosen.append(rng.choice(self.options(chosen)))
+        return self.action(chosen)
+
+    def __iter__(self) -> Iterator[Action]:
+        avail = [(c, self.hand[c]) for c in range(NUM_TYPES) if self.hand[c]]
+        for combo in multiset_combinations(avail, self.count):
+            if self.completable(combo) and self.match.can_apply(self.action(combo)):
+                yield self.action(combo)
+
+
+_DECISION = {
+    "deal": Kind.DEAL, "draw": Kind.DECLARE, "tribute": Kind.TRIBUTE, "return": Kind.RETURN,
+    "bury": Kind.BURY, "bury_jokers": Kind.BURY_JOKERS, "play": Kind.PLAY,
+}
+
+
+class LegalActions:
+    """The legal actions of one seat now: iterate, test membership, sample, or build."""
+
+    def __init__(self, match: Match, seat: int) -> None:
+        self.match = match
+        self.seat = seat
+        self.kind: Kind | None = None
+        self._list: list[Action] | None = None
+        self._plays: list[tuple[Card, ...]] | None = None  # 打滚子 plays, wrapped on demand
+        if match.current != seat or match.over:
+            self._list = []
+            return
+        self.kind = _DECISION[match.phase.value]
+        if self.kind is Kind.PLAY and match.rules.is_gunzi:
+            hand = match.hands[seat]
+            if match.trick:
+                plays = GT.legal_follows(match.trick[0][1], hand, match.order, match.live)
+            else:
+                plays = GT.legal_leads(hand)
+            self._plays = plays
+            self._list = []
+        elif self.kind is Kind.DECLARE:
+            self._list = [Action(Kind.PASS, seat), *match.declarations(seat)]
+        elif self.kind is Kind.TRIBUTE:
+            self._list = self._tributes()
+        elif self.kind is Kind.BURY_JOKERS:
+            self._list = self._joker_burials()
+
+    @property
+    def enumerable(self) -> bool:
+        """True when the actions are listed eagerly (``len`` works)."""
+        return self._list is not None
+
+    def __bool__(self) -> bool:
+        return self.kind is not None
+
+    def __len__(self) -> int:
+        if self._list is None:
+            raise TypeError(f"{self.kind} choices are not listed eagerly; iterate or sample")
+        return len(self._plays) if self._plays is not None else len(self._list)
+
+    def _listed(self) -> list[Action]:
+        if self._plays is not None and not self._list:
+            self._list = [Action(Kind.PLAY, self.seat, p) for p in self._plays]
+        assert self._list is not None
+        return self._list
+
+    def __iter__(self) -> Iterator[Action]:
+        if self._list is not None:
+            return iter(self._listed())
+        if self.kind in (Kind.BURY, Kind.RETURN):
+            return iter(self.selection())
+        if self.kind is Kind.PLAY:
+            return self._classic_plays()
+        raise TypeError("deals are chance actions: any seed is legal")
+
+    def __contains__(self, action: object) -> bool:
+        return (
+            isinstance(action, Action)
+            and action.seat == self.seat
+            and self.match.can_apply(action)
+        )
+
+    def selection(self) -> Selection:
+        if self.kind not in (Kind.BURY, Kind.RETURN):
+            raise TypeError(f"{self.kind} is not a choose-k-cards decision")
+        return Selection(self.match, self.seat, self.kind)
+
+    def sample(self, rng: random.Random) -> Action:
+        """A random legal action (uniform over listed actions; a random build otherwise)."""
+        if self._plays is not None:
+            return Action(Kind.PLAY, self.seat, rng.choice(self._plays))
+        if self._list is not None:
+            if not self._list:
+                raise IndexError(f"seat {self.seat} has no decision to make now")
+            return rng.choice(self._list)
+        if self.kind in (Kind.BURY, Kind.RETURN):
+            return self.selection().sample(rng)
+        if self.kind is Kind.DEAL:
+            return deal(rng.getrandbits(256))
+        m = self.match
+        hand = m.hands[self.seat]
+        if m.trick:
+            assert m.lead_shape is not None
+            cards = CT.random_follow(m.lead_shape, hand, m.order, rng)
+        else:
+            cards = CT.random_lead(hand, m.order, rng)
+        return Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
+
+    def _classic_plays(self) -> Iterator[Action]:
+        m = self.match
+        hand = m.hands[self.seat]
+        if m.trick:
+            assert m.lead_shape is not None
+            gen = CT.legal_follows(m.lead_shape, hand, m.order)
+        else:
+            gen = CT.legal_leads(hand, m.order)
+        for cards in gen:
+            yield Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
+
+    def _tributes(self) -> list[Action]:
+        forced, tied, k = self.match.tribute_split(self.seat)
+        avail: dict[Card, int] = {}
+        for c in tied:
+            avail[c] = avail.get(c, 0) + 1
+        return [
+            Action(Kind.TRIBUTE, self.seat, tuple(sorted(forced + list(extra))))
+            for extra in multiset_combinations(sorted(avail.items()), k)
+        ]
+
+    def _joker_burials(self) -> list[Action]:
+        m = self.match
+        hand = m.hands[self.seat]
+        out = [Action(Kind.PASS, self.seat)]
+        limit = len(m.pickup_eligible()) if m.kitty_shown else hand[BJ] + hand[LJ]
+        for b in range(hand[BJ] + 1):
+            for lj in range(hand[LJ] + 1):
+                k = b + lj
+                if k == 0 or k > limit or (lj and b < hand[BJ]):
+                    continue
+                jokers = (LJ,) * lj + (BJ,) * b
+                if not m.kitty_shown:
+                    out.append(Action(Kind.BURY_JOKERS, self.seat, jokers))
+                    continue
+                for take in self._takes(k):
+                    out.append(Action(Kind.BURY_JOKERS, self.seat, jokers, take=take))
+        return out
+
+    def _takes(self, k: int) -> list[tuple[Card, ...]]:
+        m = self.match
+        eligible = sorted(m.pickup_eligible(), key=m.pickup_key)
+        cut = m.pickup_key(eligible[k - 1])
+        forced = [c for c in eligible if m.pickup_key(c) < cut]
+        tied: dict[Card, int] = {}
+        for c in eligible:
+            if m.pickup_key(c) == cut:
+                tied[c] = tied.get(c, 0) + 1
+        return [
+            tuple(sorted(forced + list(extra)))
+            for extra in multiset_combinations(sorted(tied.items()), k - len(forced))
+        ]
+

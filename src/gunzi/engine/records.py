@@ -1,0 +1,199 @@
+"""Match records: JSON Lines, a header then one event per line (docs/records.md).
+
+A record holds every event of the finished hands in full: the deal (seed,
+commitment and deck order), each decision, and what the engine did in
+between. :func:`replay` feeds the decisions back through a fresh
+:class:`~gunzi.engine.match.Match` with validation on and checks that every
+event comes out identical, so a record is also a proof that the game was
+played by its rules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from gunzi.engine import actions as A
+from gunzi.engine import cards as C
+from gunzi.engine.errors import GunziError, RecordError
+from gunzi.engine.match import Match, Phase
+from gunzi.engine.rules import Ruleset, from_options
+
+FORMAT = "gunzi-record"
+VERSION = 1
+ACTION_TYPES = {"deal", "declare", "pass", "tribute", "return", "bury", "bury_jokers", "play"}
+
+
+def header(
+    match: Match,
+    *,
+    seats: list[str] | None = None,
+    seed: int | None = None,
+    levels: tuple[int, int] | None = None,
+    dealer: int | None = None,
+    blood: int = 0,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The first line: format, rules with every option, seats and the match's starting state."""
+    rules = {"name": match.rules.name, **match.rules.options()}
+    start = levels if levels is not None else (match.rules.first_level,) * 2
+    out: dict[str, Any] = {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": rules,
+        "seats": seats or [f"seat{i}" for i in range(4)],
+        "start": {"levels": list(start), "dealer": dealer, "blood": blood},
+        "match_seed": seed,
+    }
+    if extra:
+        out.update(extra)
+    return out
+
+
+def finished_events(match: Match) -> list[dict[str, Any]]:
+    """Full events of the hands that are over (an unfinished hand's secrets are not written)."""
+    finished = match.hand_no if match.phase in (Phase.DEAL, Phase.OVER) else match.hand_no - 1
+    return [ev.to_dict() for ev in match.events if ev.hand <= finished]
+
+
+def dumps(head: dict[str, Any], events: Iterable[dict[str, Any]]) -> str:
+    lines = [json.dumps(head, ensure_ascii=False)]
+    lines.extend(json.dumps(e, ensure_ascii=False) for e in events)
+    return "\n".join(lines) + "\n"
+
+
+def write(path: str | Path, head: dict[str, Any], events: Iterable[dict[str, Any]]) -> None:
+    Path(path).write_text(dumps(head, events), encoding="utf-8")
+
+
+def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(stream):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"line {number + 1} is not JSON: {exc.msg}") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"line {number + 1} is not a JSON object")
+        yield data
+
+
+def action_of(event: dict[str, Any]) -> A.Action | None:
+    """The decision an event records, or None for an event the engine makes itself."""
+    kind = event.get("type")
+    if kind not in ACTION_TYPES:
+        return None
+    if kind == "deal":
+        if event.get("deal_no", 1) != 1:
+            return None  # a redeal is the engine's own
+        return A.from_dict({
+            "type": "deal",
+            "seed": event.get("seed"),
+            "deck": event.get("deck"),
+            "first_seat": event.get("first_seat") if event.get("first_hand") else None,
+        })
+    if kind == "bury_jokers":
+        return A.from_dict({"type": kind, "seat": event.get("seat"),
+                            "cards": event.get("announced"), "take": event.get("chose", [])})
+    if kind == "play" and "attempted" in event:
+        return A.from_dict({"type": kind, "seat": event.get("seat"), "cards": event["attempted"]})
+    return A.from_dict(event)
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record."""
+
+    header: dict[str, Any]
+    match: Match
+    hands: list[dict[str, Any]] = field(default_factory=list)
+
+
+def start_match(head: dict[str, Any]) -> Match:
+    if head.get("type") != "header" or head.get("format") != FORMAT:
+        raise RecordError("the first line must be a gunzi-record header", 0)
+    try:
+        rules: Ruleset = from_options(head["rules"])
+        start = head.get("start") or {}
+        levels = start.get("levels")
+        return Match(
+            rules,
+            auto_deal=False,
+            levels=tuple(levels) if levels else None,
+            dealer=start.get("dealer"),
+            blood=int(start.get("blood", 0)),
+        )
+    except (KeyError, TypeError, GunziError) as exc:
+        raise RecordError(f"bad header: {exc}", 0) from None
+
+
+def replay(lines: Iterable[dict[str, Any]]) -> Replay:
+    """Re-validate every decision of a record and check every event; raise RecordError."""
+    it = iter(lines)
+    try:
+        head = next(it)
+    except StopIteration:
+        raise RecordError("the record is empty") from None
+    match = start_match(head)
+    out = Replay(head, match)
+    pending: list[dict[str, Any]] = []  # events the engine made that the record must match
+    for number, event in enumerate(it, start=1):
+        try:
+            action = action_of(event)
+        except GunziError as exc:
+            raise RecordError(f"malformed {event.get('type')!r} event: {exc}", number) from None
+        if action is not None:
+            if pending:
+                raise RecordError(f"the record skips the engine's {pending[0]['type']!r} event",
+                                  number)
+            before = len(match.events)
+            try:
+                match.apply(action)
+            except GunziError as exc:
+                rule = getattr(exc, "rule", "")
+                raise RecordError(f"illegal {event.get('type')}: {exc}", number, rule) from None
+            pending = [e.to_dict() for e in match.events[before:]]
+        if not pending:
+            raise RecordError(f"unexpected {event.get('type')!r} event", number)
+        expected = pending.pop(0)
+        if expected != event:
+            raise RecordError(
+                f"event differs from the rules' outcome: record has {json.dumps(event)}, "
+                f"the engine gives {json.dumps(expected)}",
+                number,
+            )
+        if event["type"] == "hand_end":
+            out.hands.append(event)
+    if pending:
+        raise RecordError(f"the record stops before the engine's {pending[0]['type']!r} event")
+    return out
+
+
+def summary(hand: dict[str, Any]) -> dict[str, Any]:
+    """The per-hand figures `gunzi replay` prints."""
+    out = {
+        "hand": hand["hand"],
+        "dealer": hand["dealer"],
+        "attackers_score": hand["score"],
+        "kitty": "抠底" if hand["kou"] else "保底",
+        "levels_before": [_level(x) for x in hand["levels_before"]],
+        "levels_after": [_level(x) for x in hand["levels_after"]],
+        "next_dealer": hand["next_dealer"],
+        "round_end": hand.get("round_end"),
+    }
+    if "tribute" in hand:
+        out["tribute_count"] = hand["tribute"]["n"]
+        out["hand_scores"] = hand["hand_scores"]
+    else:
+        out["kitty_multiplier"] = hand["kitty_multiplier"]
+        out["failed_throws"] = hand["failed_throws"]
+    return out
+
+
+def _level(index: int) -> str:
+    return C.RANKS[index] if index < 13 else "passed A"

@@ -1,0 +1,244 @@
+"""Rule sets as data: frozen, validated, with named presets.
+
+Every interpretation marked [I-n] in RULES.md is an option here with the
+default RULES.md states, and so are the regional variants of 打滚子. A table,
+a record header and a simulation all carry a :class:`Ruleset`, so two games
+with equal rule sets are played by the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gunzi.engine.errors import InvalidRulesError
+
+GUNZI = "gunzi"
+CLASSIC = "classic"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option: its valid values, the RULES.md clause it implements, and why."""
+
+    name: str
+    values: tuple[Any, ...]
+    clause: str
+    doc: str
+
+
+OPTIONS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        Option("game", (GUNZI, CLASSIC), "A/B", "打滚子 (Part A) or classic 升级 (Part B)."),
+        Option("decks", (1, 2, 3), "A1/B", "Number of decks; 打滚子 always uses 3."),
+        Option("permanent_twos", (True, False), "A2",
+               "2s are permanent trumps (常主); regional 打滚子 option."),
+        Option("follow", ("dead", "live"), "A7",
+               "死棒 'dead': pair/triple shapes must be followed; 活棒 'live': suit class only."),
+        Option("tribute_rule", ("one", "two"), "A11", "Blood table: rule one or rule two."),
+        Option("keep_deal", ("same-player", "partner"), "A9 [I-8]",
+               "Who deals when the dealer team keeps the deal."),
+        Option("attackers_pass_ten", (False, True), "A3 [I-1]",
+               "Attackers at 10 who win 上台 pass 10 at once (True) or take the deal at 10."),
+        Option("declare_asks", ("every-draw", "end-only"), "A4 [I-2]",
+               "Ask seats to declare after every drawn card, or only in the final window."),
+        Option("bj_suit_fallback", ("kitty-turn", "redeal"), "A4.1 [I-3]",
+               "A BJ declarer drew no suited card after declaring: first suited kitty card, "
+               "or a new deal."),
+        Option("flip_all_jokers", ("redeal", "turn-more"), "A4.1 [I-4]",
+               "All four turned kitty cards are jokers: deal again, or keep turning kitty cards."),
+        Option("first_hand_tribute", (False, True), "A5 [I-5]",
+               "Whether the first hand of a round has a tribute."),
+        Option("return_fill", ("non-point-first", "any"), "A5 [I-6]",
+               "Returning with too few non-point side cards: other non-point cards first, "
+               "or any cards."),
+        Option("dry_pot", ("no-trump-suit", "no-trump"), "A6.2 [I-7]",
+               "干锅 when the shown kitty is all trumps, or has no card of the trump suit "
+               "('no-trump-suit'), or has no trump at all ('no-trump')."),
+        Option("three_bj_dealer_wins", (True, False), "A10 [I-9]",
+               "Three BJ in the kitty with 保底 and score < 120 end the round for the "
+               "dealer team."),
+        Option("blood_tens", ("ceil", "floor"), "A11 [I-10]",
+               "'Every 10 points' counts whole or part tens (ceil) or whole tens only (floor)."),
+        Option("low_score_kitty_blood", ("if-held", "always"), "A11 [I-11]",
+               "Rule one, s < 80: kitty-joker blood is added only when the dealer team 保底, "
+               "or always."),
+        Option("joker_declarations", (True, False), "A4.2 [I-12]",
+               "Three LJ / three BJ may declare (打滚子); classic 升级 excludes them."),
+        Option("score_levels_before_cap", (True, False), "A12 [I-16]",
+               "Per-hand scores count the levels A8 awards before the cap at 10."),
+        Option("takeover_dealer", ("next-seat",), "A9 [I-17]",
+               "Attackers take the deal: the old dealer's 下家 deals (classic follows A9)."),
+        Option("joker_bury_order", ("after-dealer", "before-dealer"), "A6.4 [I-18]",
+               "Others bury jokers starting from the dealer's 下家, or from its 上家 backwards."),
+        Option("round_end_score", ("with-kitty", "tricks-only"), "A10 [I-19]",
+               "The 300-point round end counts the doubled kitty, or trick points only."),
+        Option("kitty_multiplier", ("doubling", "linear", "two"), "A8/B",
+               "Kitty capture multiplier: classic doubling/linear; 打滚子 always ×2 ('two')."),
+        Option("rounds", (1, 2, 3, 4, 5, 6, 8, 10), "A3",
+               "Rounds in a match (打滚子; a classic game is one round, 2 to passing A)."),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A complete, validated set of rules. Build one with :func:`preset` or :func:`make`."""
+
+    name: str = "gunzi"
+    game: str = GUNZI
+    decks: int = 3
+    permanent_twos: bool = True
+    follow: str = "dead"
+    tribute_rule: str = "one"
+    keep_deal: str = "same-player"
+    attackers_pass_ten: bool = False
+    declare_asks: str = "every-draw"
+    bj_suit_fallback: str = "kitty-turn"
+    flip_all_jokers: str = "redeal"
+    first_hand_tribute: bool = False
+    return_fill: str = "non-point-first"
+    dry_pot: str = "no-trump-suit"
+    three_bj_dealer_wins: bool = True
+    blood_tens: str = "ceil"
+    low_score_kitty_blood: str = "if-held"
+    joker_declarations: bool = True
+    score_levels_before_cap: bool = True
+    takeover_dealer: str = "next-seat"
+    joker_bury_order: str = "after-dealer"
+    round_end_score: str = "with-kitty"
+    kitty_multiplier: str = "two"
+    rounds: int = 1
+    # Derived from game and decks; not options.
+    hand_size: int = field(default=39, init=False)
+    kitty_size: int = field(default=6, init=False)
+    total_points: int = field(default=300, init=False)
+    first_level: int = field(default=1, init=False)
+    last_level: int = field(default=8, init=False)
+
+    def __post_init__(self) -> None:
+        for key, opt in OPTIONS.items():
+            value = getattr(self, key)
+            if value not in opt.values or type(value) is not type(opt.values[0]):
+                raise InvalidRulesError(
+                    f"rule option {key!r} cannot be {value!r}; valid values: "
+                    + ", ".join(repr(v) for v in opt.values)
+                )
+        if self.game == GUNZI:
+            if self.decks != 3:
+                raise InvalidRulesError("打滚子 is played with 3 decks (decks=3)")
+            if self.kitty_multiplier != "two":
+                raise InvalidRulesError("打滚子 doubles the kitty once: kitty_multiplier='two'")
+            sizes = (39, 6, 300, 1, 8)  # levels 3..10 as rank indices 1..8
+        else:
+            if self.kitty_multiplier == "two":
+                raise InvalidRulesError("classic 升级 uses kitty_multiplier 'doubling' or 'linear'")
+            if self.permanent_twos:
+                raise InvalidRulesError("classic 升级 has no permanent 2s (permanent_twos=False)")
+            if self.follow != "dead":
+                raise InvalidRulesError("classic 升级 follows shapes; 'live' is a 打滚子 option")
+            sizes = {1: (12, 6, 100, 0, 12), 2: (25, 8, 200, 0, 12), 3: (39, 6, 300, 0, 12)}[
+                self.decks
+            ]
+        for attr, value in zip(
+            ("hand_size", "kitty_size", "total_points", "first_level", "last_level"),
+            sizes,
+            strict=True,
+        ):
+            object.__setattr__(self, attr, value)
+
+    @property
+    def is_gunzi(self) -> bool:
+        return self.game == GUNZI
+
+    def options(self) -> dict[str, Any]:
+        """The options as plain data (for record headers and the web)."""
+        return {key: getattr(self, key) for key in OPTIONS}
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """A copy with some options changed (validated like any rule set)."""
+        return make(self.name, **{**self.options(), **changes})
+
+
+def _classic(decks: int) -> dict[str, Any]:
+    return {
+        "game": CLASSIC,
+        "decks": decks,
+        "permanent_twos": False,
+        "joker_declarations": False,
+        "kitty_multiplier": "linear" if decks == 3 else "doubling",
+    }
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "gunzi": {},
+    "classic-1": _classic(1),
+    "classic-2": _classic(2),
+    "classic-3": _classic(3),
+}
+
+
+def make(name: str = "custom", **options: Any) -> Ruleset:
+    """Build a rule set from options, rejecting unknown names with the list of valid ones."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InvalidRulesError(
+            f"unknown rule option(s) {', '.join(unknown)}; valid options: " + ", ".join(OPTIONS)
+        )
+    return Ruleset(name=name, **options)
+
+
+def preset(name: str, **overrides: Any) -> Ruleset:
+    """A named preset (``gunzi``, ``classic-1/2/3``), optionally with options changed."""
+    if name not in PRESETS:
+        raise InvalidRulesError(
+            f"unknown rule preset {name!r}; valid presets: {', '.join(PRESETS)}"
+        )
+    return make(name, **{**PRESETS[name], **overrides})
+
+
+def from_options(data: Mapping[str, Any]) -> Ruleset:
+    """Rebuild a rule set from :meth:`Ruleset.options` plus ``name`` (as records store it)."""
+    data = dict(data)
+    name = str(data.pop("name", "custom"))
+    return make(name, **data)
+
+
+def parse_option_value(key: str, text: str) -> Any:
+    """Read ``key=value`` text from a command line into the option's type."""
+    if key not in OPTIONS:
+        raise InvalidRulesError(f"unknown rule option {key!r}; valid options: {', '.join(OPTIONS)}")
+    for value in OPTIONS[key].values:
+        if str(value).lower() == text.strip().lower():
+            return value
+    raise InvalidRulesError(
+        f"rule option {key!r} cannot be {text!r}; valid values: "
+        + ", ".join(str(v) for v in OPTIONS[key].values)
+    )
+
+
+def with_overrides(rules: Ruleset, pairs: list[str]) -> Ruleset:
+    """Apply ``key=value`` overrides from a command line."""
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise InvalidRulesError(f"rule override {pair!r} must look like option=value")
+        changes[key.strip()] = parse_option_value(key.strip(), value)
+    return rules.replace(**changes) if changes else rules
+
+
+__all__ = [
+    "CLASSIC",
+    "GUNZI",
+    "OPTIONS",
+    "PRESETS",
+    "Option",
+    "Ruleset",
+    "from_options",
+    "make",
+    "preset",
+    "with_overrides",
+]
