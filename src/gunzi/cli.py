@@ -132,7 +132,10 @@ def simulate(
         from gunzi.quoridor.rules import preset as q_preset
         from gunzi.quoridor.sim import simulate as q_simulate
 
-        out = q_simulate(q_preset(rules), hands, seed, records_dir=records_dir)
+        if records_dir is not None:
+            console.print("[red]--records is not available for 步步为营 yet[/red]")
+            raise typer.Exit(2)
+        out = q_simulate(q_preset(rules), hands, seed)
     else:
         out = run_simulate(_rules(rules, option), hands, seed, records_dir)
     if as_json:
