@@ -46,6 +46,9 @@ class Action:
             object.__setattr__(self, "cards", tuple(sorted(self.cards)))
         if len(self.take) > 1:
             object.__setattr__(self, "take", tuple(sorted(self.take)))
+        if self.kind is Kind.DECLARE and self.cards and self.cards[0] < C.LJ:
+            if self.suit == self.cards[0] // 13:
+                object.__setattr__(self, "suit", -1)  # a level card names its own suit
 
     def to_dict(self) -> dict[str, Any]:
         """Record / wire form."""
@@ -172,8 +175,6 @@ def from_dict(data: Mapping[str, Any]) -> Action:
             if not isinstance(suit_text, str) or suit_text.upper() not in C.SUITS:
                 raise MalformedActionError(f"'suit' must be one of S, H, C, D, not {suit_text!r}")
             suit = C.SUITS.index(suit_text.upper())
-        if cards and cards[0] < C.LJ and suit == cards[0] // 13:
-            suit = -1  # a level card names its own suit; only jokers carry a named suit
         return declare(seat, cards, suit)
     if kind is Kind.BURY_JOKERS:
         return bury_jokers(seat, cards, _card_list(data, "take"))

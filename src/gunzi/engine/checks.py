@@ -80,6 +80,9 @@ def _why_not_declaration(m: Match, action: Action) -> str:
     return f"{who}: {_show(cards)} is not a valid declaration"
 
 def verify_pass(m: Match, action: Action) -> None:
+    if m.pickup_jokers is not None:
+        raise IllegalActionError(
+            f"seat {action.seat} announced jokers and must choose its pick-up", "A6.4")
     if m.phase == "draw" and (not m.asks or m.asks[0] != action.seat):
         raise OutOfTurnError(f"seat {action.seat} is not being asked to declare")
 
@@ -160,7 +163,12 @@ def verify_bury_jokers(m: Match, action: Action) -> None:
         raise IllegalActionError(
             f"seat {seat} buries a LJ but keeps a BJ: a big joker must be buried first",
             "A6.4")
-    if not m.kitty_shown:
+    if m.pickup_jokers is not None:
+        if tuple(sorted(jokers)) != m.pickup_jokers or not take:
+            raise IllegalActionError(
+                f"seat {seat} announced {_show(m.pickup_jokers)} and must now choose which "
+                "kitty cards to take back for them", "A6.4")
+    elif not m.kitty_shown:
         if take:
             raise IllegalActionError(
                 f"seat {seat} names kitty cards to take back, but the kitty is hidden: the "

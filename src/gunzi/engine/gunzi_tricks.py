@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gunzi.engine.cards import NAMES, NUM_TYPES, Card, multiset_combinations
+from gunzi.engine.cards import NAMES, NUM_TYPES, Card
 from gunzi.engine.order import TRUMP, Order
 
 SHAPE_NAMES = {1: "a single", 2: "a pair (棒子)", 3: "a triple (滚子)"}
@@ -22,6 +22,8 @@ def _show(cards: Sequence[Card]) -> str:
 
 def held_error(cards: Sequence[Card], hand: Sequence[int]) -> str | None:
     """None if the hand holds every card of ``cards`` (with multiplicity)."""
+    if len(cards) == 1 and hand[cards[0]]:
+        return None
     need: dict[Card, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1
@@ -97,6 +99,37 @@ def follow_error(
     return None
 
 
+def choose(avail: Sequence[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
+    """Distinct multisets of k <= 3 cards from (card, count) pairs; loops beat recursion here."""
+    out: list[tuple[Card, ...]] = []
+    if k == 0:
+        return [()]
+    n = len(avail)
+    for i in range(n):
+        a, ka = avail[i]
+        if k == 1:
+            out.append((a,))
+            continue
+        if ka >= 2:
+            if k == 2:
+                out.append((a, a))
+            else:
+                if ka >= 3:
+                    out.append((a, a, a))
+                for j in range(i + 1, n):
+                    out.append((a, a, avail[j][0]))
+        for j in range(i + 1, n):
+            b, kb = avail[j]
+            if k == 2:
+                out.append((a, b))
+                continue
+            if kb >= 2:
+                out.append((a, b, b))
+            for m in range(j + 1, n):
+                out.append((a, b, avail[m][0]))
+    return out
+
+
 def legal_follows(
     lead: Sequence[Card], hand: Sequence[int], order: Order, live: bool
 ) -> list[tuple[Card, ...]]:
@@ -109,17 +142,17 @@ def legal_follows(
     if held < n:
         fixed = tuple(c for c, k in mine for _ in range(k))
         others = [(c, hand[c]) for c in range(NUM_TYPES) if hand[c] and order.cls[c] != led]
-        return [tuple(sorted(fixed + rest)) for rest in multiset_combinations(others, n - held)]
+        return [tuple(sorted(fixed + rest)) for rest in choose(others, n - held)]
     if n == 1:
         return [(c,) for c, _ in mine]
     if live:
-        return list(multiset_combinations(mine, n))
+        return choose(mine, n)
     triples = [c for c, k in mine if k == 3]
     pairs = [c for c, k in mine if k == 2]
     if n == 2:
         if pairs:
             return [(c, c) for c, k in mine if k >= 2]
-        return list(multiset_combinations(mine, 2))
+        return choose(mine, 2)
     if triples:
         return [(c, c, c) for c in triples]
     if pairs:
@@ -131,7 +164,7 @@ def legal_follows(
                 if d != c and kd >= 1:
                     out.append(tuple(sorted((c, c, d))))
         return sorted(set(out))
-    return list(multiset_combinations(mine, 3))
+    return choose(mine, 3)
 
 
 def trick_winner(plays: Sequence[Sequence[Card]], order: Order) -> int:

@@ -206,6 +206,10 @@ class LegalActions:
     def _joker_burials(self) -> list[Action]:
         m = self.match
         hand = m.hands[self.seat]
+        if m.pickup_jokers is not None:
+            k = len(m.pickup_jokers)
+            return [Action(Kind.BURY_JOKERS, self.seat, m.pickup_jokers, take=take)
+                    for take in m.pickup_choices(k)]
         out = [Action(Kind.PASS, self.seat)]
         limit = len(m.pickup_eligible()) if m.kitty_shown else hand[BJ] + hand[LJ]
         for b in range(hand[BJ] + 1):
@@ -217,21 +221,6 @@ class LegalActions:
                 if not m.kitty_shown:
                     out.append(Action(Kind.BURY_JOKERS, self.seat, jokers))
                     continue
-                for take in self._takes(k):
+                for take in m.pickup_choices(k):
                     out.append(Action(Kind.BURY_JOKERS, self.seat, jokers, take=take))
         return out
-
-    def _takes(self, k: int) -> list[tuple[Card, ...]]:
-        m = self.match
-        eligible = sorted(m.pickup_eligible(), key=m.pickup_key)
-        cut = m.pickup_key(eligible[k - 1])
-        forced = [c for c in eligible if m.pickup_key(c) < cut]
-        tied: dict[Card, int] = {}
-        for c in eligible:
-            if m.pickup_key(c) == cut:
-                tied[c] = tied.get(c, 0) + 1
-        return [
-            tuple(sorted(forced + list(extra)))
-            for extra in multiset_combinations(sorted(tied.items()), k - len(forced))
-        ]
-

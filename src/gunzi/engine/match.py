@@ -98,6 +98,20 @@ def _strength(cards: Sequence[Card]) -> int:
     return len(cards)
 
 
+# Every attribute of a Match; `clone` copies these (a test keeps the list complete). Written
+# out because a compiled (mypyc) Match has no __dict__ to copy.
+STATE_FIELDS = (
+    "asks", "auto_deal", "bj_pending", "blood_next", "can", "current", "deal_no", "dealer",
+    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
+    "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
+    "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
+    "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader", "level", "levels", "live",
+    "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
+    "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
+    "trick", "trick_no", "tricks", "trump", "window",
+)
+
+
 class Match:
     """A match of 打滚子 or classic 升级 between four seats (0+2 against 1+3)."""
 
@@ -178,6 +192,8 @@ class Match:
         self.tribute_cards: tuple[Card, ...] = ()
         self.dry_pot = False
         self.joker_queue: list[int] = []
+        self.pickup_jokers: tuple[Card, ...] | None = None  # announced, pick-up to choose
+        self.nothing_to_exchange = False  # a failed announcement made that public
         self.leader = -1
         self.trick: list[tuple[int, tuple[Card, ...]]] = []
         self.lead_shape: CT.Shape | None = None
@@ -189,31 +205,17 @@ class Match:
         self.hand_failed_throws = [0, 0, 0, 0]
 
     def clone(self) -> Match:
-        """An independent copy (for search); the event log is shared up to now."""
+        """An independent copy (for search and what-if analysis)."""
         new = Match.__new__(Match)
-        new.__dict__.update(self.__dict__)
+        for name in STATE_FIELDS:
+            value = getattr(self, name)
+            if type(value) is list:  # one level deeper for the hands' count lists
+                value = [list(v) if type(v) is list else v for v in value]
+            setattr(new, name, value)
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         new.hand_rng = random.Random()
         new.hand_rng.setstate(self.hand_rng.getstate())
-        new.events = list(self.events)
-        new.levels = list(self.levels)
-        new.scores = list(self.scores)
-        new.failed_throws = list(self.failed_throws)
-        new.hand_failed_throws = list(self.hand_failed_throws)
-        new.gained = list(self.gained)
-        new.results = list(self.results)
-        new.round_winners = list(self.round_winners)
-        new.deck = list(self.deck)
-        new.hands = [list(h) for h in self.hands]
-        new.kitty = list(self.kitty)
-        new.kitty_public = list(self.kitty_public)
-        new.asks = list(self.asks)
-        new.can = list(self.can)
-        new.joker_queue = list(self.joker_queue)
-        new.trick = list(self.trick)
-        new.points = list(self.points)
-        new.tricks = list(self.tricks)
         return new
 
     @property
@@ -680,9 +682,10 @@ class Match:
 
         Every other seat is asked, not only joker holders: asking only them would tell the
         table who holds jokers. Once the kitty is shown with nothing left to exchange, nobody
-        is asked.
+        is asked; likewise once a failed announcement has told everyone so.
         """
-        if self.joker_queue and not (self.kitty_shown and not self.pickup_eligible()):
+        known = self.kitty_shown or self.nothing_to_exchange
+        if self.joker_queue and not (known and not self.pickup_eligible()):
             self.phase = Phase.BURY_JOKERS
             self.current = self.joker_queue[0]
             return
@@ -694,16 +697,61 @@ class Match:
         eligible = sorted(self.pickup_eligible(), key=lambda c: (self.pickup_key(c), c))
         return eligible[:k]
 
+    def pickup_choices(self, k: int) -> list[tuple[Card, ...]]:
+        """Every legal pick-up of k cards: the k lowest, choosing among same-rank ties."""
+        eligible = sorted(self.pickup_eligible(), key=self.pickup_key)
+        cut = self.pickup_key(eligible[k - 1])
+        forced = [c for c in eligible if self.pickup_key(c) < cut]
+        tied: dict[Card, int] = {}
+        for c in eligible:
+            if self.pickup_key(c) == cut:
+                tied[c] = tied.get(c, 0) + 1
+        return [
+            tuple(sorted(forced + list(extra)))
+            for extra in C.multiset_combinations(sorted(tied.items()), k - len(forced))
+        ]
+
     def _apply_bury_jokers(self, action: Action) -> Event:
-        """Bury jokers. A hidden kitty is shown first (扣王时底牌必须公开); if it holds fewer
-        exchangeable cards than announced, only that many jokers (BJ first) are buried."""
+        """Bury jokers (A6.4).
+
+        Into a shown kitty the seat names its pick-up. Into a hidden kitty the
+        announcement shows the kitty first (扣王时底牌必须公开): if it holds fewer
+        exchangeable cards than announced only that many jokers (BJ first) are buried,
+        none at all if it holds none (then the kitty stays hidden); if the pick-up is a
+        choice among same-rank cards, the seat makes it in a second action.
+        """
+        seat = action.seat
+        if self.pickup_jokers is not None:
+            self.pickup_jokers = None
+            return self._bury_jokers_done(action, list(action.cards), list(action.take), None)
+        if self.kitty_shown:
+            take = list(action.take) if action.take else self.auto_take(len(action.cards))
+            return self._bury_jokers_done(action, list(action.cards), take, None)
+        k = min(len(action.cards), len(self.pickup_eligible()))
+        if k == 0:
+            self.nothing_to_exchange = True
+            ev = self._emit("bury_jokers", {
+                "seat": seat, "announced": C.names(action.cards), "chose": [], "cards": [],
+                "take": [], "shown": None, "kitty": None})
+            self.joker_queue.pop(0)
+            self._next_joker_burier()
+            return ev
+        shown = C.names(self.kitty)
+        self.kitty_shown = True
+        jokers = sorted(action.cards, reverse=True)[:k]
+        choices = self.pickup_choices(k)
+        if len(choices) > 1:
+            self.pickup_jokers = tuple(sorted(jokers))
+            return self._emit("joker_announce", {
+                "seat": seat, "announced": C.names(action.cards), "cards": C.names(jokers),
+                "shown": shown})
+        return self._bury_jokers_done(action, jokers, list(choices[0]), shown)
+
+    def _bury_jokers_done(
+        self, action: Action, jokers: list[Card], take: list[Card], shown: list[str] | None
+    ) -> Event:
         seat = action.seat
         hand = self.hands[seat]
-        shown = None if self.kitty_shown else C.names(self.kitty)  # shown first, in this event
-        self.kitty_shown = True
-        k = min(len(action.cards), len(self.pickup_eligible()))
-        jokers = sorted(action.cards, reverse=True)[:k]
-        take = list(action.take) if action.take else self.auto_take(k)
         for c in jokers:
             hand[c] -= 1
         for c in take:

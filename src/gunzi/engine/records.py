@@ -24,7 +24,10 @@ from gunzi.engine.rules import Ruleset, from_options
 
 FORMAT = "gunzi-record"
 VERSION = 1
-ACTION_TYPES = {"deal", "declare", "pass", "tribute", "return", "bury", "bury_jokers", "play"}
+ACTION_TYPES = {
+    "deal", "declare", "pass", "tribute", "return", "bury", "bury_jokers", "joker_announce",
+    "play",
+}
 
 
 def header(
@@ -97,6 +100,9 @@ def action_of(event: dict[str, Any]) -> A.Action | None:
             "deck": event.get("deck"),
             "first_seat": event.get("first_seat") if event.get("first_hand") else None,
         })
+    if kind == "joker_announce":
+        return A.from_dict({"type": "bury_jokers", "seat": event.get("seat"),
+                            "cards": event.get("announced"), "take": []})
     if kind == "bury_jokers":
         return A.from_dict({"type": kind, "seat": event.get("seat"),
                             "cards": event.get("announced"), "take": event.get("chose", [])})

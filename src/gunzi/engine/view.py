@@ -74,6 +74,7 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
             "dry_pot": match.dry_pot,
         },
         "tribute": tribute,
+        "pickup_pending": None if match.pickup_jokers is None else C.names(match.pickup_jokers),
         "trick": {
             "number": match.trick_no,
             "leader": match.leader,

@@ -1,0 +1,80 @@
+"""Internals other tests rely on: fast enumerators, clone, events, stacked decks."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gunzi.engine import cards as C
+from gunzi.engine.gunzi_tricks import choose
+from gunzi.engine.match import STATE_FIELDS, Match
+from gunzi.engine.rules import preset
+from gunzi.engine.stacking import stacked_deck
+
+from helpers import random_policy
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 53), st.integers(1, 3)), max_size=9, unique_by=lambda x: x[0]),
+    st.integers(0, 3),
+)
+def test_choose_matches_multiset_combinations(avail: list[tuple[int, int]], k: int) -> None:
+    fast = sorted(tuple(sorted(x)) for x in choose(avail, k))
+    slow = sorted(tuple(sorted(x)) for x in C.multiset_combinations(avail, k))
+    assert fast == slow
+    assert len(set(fast)) == len(fast)
+
+
+def test_state_fields_list_every_attribute() -> None:
+    m = Match(preset("gunzi"), random.Random(3))
+    policy = random_policy(random.Random(4))
+    for _ in range(400):
+        m.apply(policy(m, m.to_act or 0))
+    assert set(vars(m)) - {"rng", "hand_rng"} == set(STATE_FIELDS)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 600))
+def test_clone_is_independent_and_plays_the_same(seed: int, steps: int) -> None:
+    m = Match(preset("gunzi"), random.Random(seed))
+    policy = random_policy(random.Random(seed + 1))
+    for _ in range(steps):
+        if m.over:
+            break
+        m.apply(policy(m, m.to_act if m.to_act is not None else 0))
+    twin = m.clone()
+    before = [list(h) for h in m.hands]
+    p1, p2 = random_policy(random.Random(9)), random_policy(random.Random(9))
+    for _ in range(200):
+        if twin.over:
+            break
+        twin.apply(p2(twin, twin.to_act if twin.to_act is not None else 0))
+    assert m.hands == before  # the original did not move
+    for _ in range(200):
+        if m.over:
+            break
+        m.apply(p1(m, m.to_act if m.to_act is not None else 0))
+    assert [e.to_dict() for e in m.events] == [e.to_dict() for e in twin.events]
+
+
+def test_events_are_read_only() -> None:
+    m = Match(preset("gunzi"), random.Random(1))
+    ev = m.events[0]
+    with pytest.raises(TypeError):
+        ev.public["dealer"] = 3  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        ev.type = "x"  # type: ignore[misc]
+
+
+def test_stacked_deck_gives_each_seat_its_cards_in_draw_order() -> None:
+    rules = preset("gunzi")
+    want = [C.parse_many("BJ AS"), None, C.parse_many("3H 3H 3H"), None]
+    deck = stacked_deck(rules, 1, want, C.parse_many("LJ LJ"), random.Random(0))
+    assert sorted(deck) == sorted(C.deck(3))
+    seat_cards = {s: [deck[i] for i in range(156) if (1 + i) % 4 == s] for s in range(4)}
+    assert seat_cards[0][:2] == C.parse_many("BJ AS")
+    assert seat_cards[2][:3] == C.parse_many("3H 3H 3H")
+    assert deck[156:158] == C.parse_many("LJ LJ")
