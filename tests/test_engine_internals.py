@@ -13,7 +13,6 @@ from gunzi.engine.gunzi_tricks import choose
 from gunzi.engine.match import STATE_FIELDS, Match
 from gunzi.engine.rules import preset
 from gunzi.engine.stacking import stacked_deck
-
 from helpers import random_policy
 
 

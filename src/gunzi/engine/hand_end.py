@@ -57,7 +57,7 @@ def score_gunzi(m: Match) -> dict[str, Any]:
             round_winner, round_reason = dteam, "attackers-scored-0"
         elif end_score >= 300:
             round_winner, round_reason = ateam, "attackers-scored-300"
-        elif bj == 3 and not m.dry_pot:
+        elif bj == 3:  # A10 applies to a 干锅 kitty too; A6.2 only voids levels and blood
             if kou and score >= 120:
                 round_winner, round_reason = ateam, "three-bj-in-kitty"
             elif not kou and score < 120 and rules.three_bj_dealer_wins:
