@@ -17,7 +17,9 @@ from helpers import random_policy
 
 
 @given(
-    st.lists(st.tuples(st.integers(0, 53), st.integers(1, 3)), max_size=9, unique_by=lambda x: x[0]),
+    st.lists(
+        st.tuples(st.integers(0, 53), st.integers(1, 3)), max_size=9, unique_by=lambda x: x[0]
+    ),
     st.integers(0, 3),
 )
 def test_choose_matches_multiset_combinations(avail: list[tuple[int, int]], k: int) -> None:
