@@ -32,5 +32,6 @@ fast: $(STAMP)
 
 # Figures for the pure-Python engine and the compiled one (see docs/performance.md).
 bench: fast
+	$(PY) scripts/check_compiled.py
 	$(VENV)/bin/gunzi bench --json
 	PYTHONPATH=$(FAST) $(PY) -m gunzi.cli bench --json

@@ -1,0 +1,50 @@
+"""Differential check: the mypyc-compiled engine (build/fast) plays exactly like the source.
+
+Runs `gunzi simulate` with the same seeds on both and compares every figure but timing.
+Usage: python scripts/check_compiled.py  (after `make fast`)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMING = {"seconds", "hands_per_second"}
+
+
+def run(rules: str, seed: int, compiled: bool) -> dict[str, object]:
+    env = dict(os.environ)
+    if compiled:
+        env["PYTHONPATH"] = str(ROOT / "build" / "fast")
+    out = subprocess.run(
+        [sys.executable, "-m", "gunzi.cli", "simulate", "--rules", rules, "--hands", "60",
+         "--seed", str(seed), "--json"],
+        check=True, capture_output=True, text=True, env=env, cwd=ROOT,
+    ).stdout
+    data: dict[str, object] = json.loads(out)
+    return {k: v for k, v in data.items() if k not in TIMING}
+
+
+def main() -> int:
+    probe = subprocess.run(
+        [sys.executable, "-c", "import gunzi.engine.match as m; print(m.__file__)"],
+        capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "build" / "fast")},
+    ).stdout.strip()
+    if probe.endswith(".py"):
+        print(f"build/fast is not compiled ({probe}); run `make fast` first")
+        return 1
+    bad = 0
+    for rules, seed in (("gunzi", 1), ("gunzi", 2), ("classic-2", 3), ("classic-3", 4)):
+        same = run(rules, seed, False) == run(rules, seed, True)
+        print(f"{rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
+        bad += not same
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
