@@ -219,6 +219,16 @@ def rules_cmd(
     console.print("Presets: " + ", ".join(PRESETS))
 
 
+def _register_subsystems() -> None:
+    """Commands owned by other packages (terminal play, ...) add themselves here."""
+    from gunzi.tui.command import register as register_tui
+
+    register_tui(app)
+
+
+_register_subsystems()
+
+
 def main() -> None:
     app()
 

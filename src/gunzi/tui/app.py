@@ -1,0 +1,960 @@
+"""The Textual app: seat 0 is the human, seats 1-3 are bots (docs/tui.md has the key map)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+from gunzi.engine import actions as A
+from gunzi.engine import cards as C
+from gunzi.engine.actions import Action, Kind
+from gunzi.engine.errors import GunziError
+from gunzi.engine.match import Phase
+from gunzi.engine.order import TRUMP
+from gunzi.tui.i18n import (
+    HELP,
+    LANGS,
+    SUIT_STYLES,
+    card_label,
+    card_style,
+    cards_plain,
+    cards_text,
+    event_text,
+    seat_name,
+    suit_symbol,
+    t,
+)
+from gunzi.tui.session import HUMAN, Session, Turn
+
+LOG_LINES = 14
+
+
+def level_text(index: int, classic: bool) -> str:
+    if index >= 13:
+        return "A+" if classic else "10+"
+    return C.RANKS[index]
+
+
+def describe(action: Action, lang: str) -> str:
+    """Short text of a decision, for prompts and the status line."""
+    cards = cards_plain(action.cards, lang)
+    if action.kind is Kind.PASS:
+        return t(lang, "opt.pass")
+    if action.kind is Kind.DECLARE:
+        if action.suit >= 0:
+            return t(lang, "opt.declare.suit", cards=cards, suit=suit_symbol(action.suit))
+        return t(lang, "opt.declare", cards=cards)
+    if action.kind is Kind.BURY_JOKERS:
+        if action.take:
+            return t(lang, "opt.bury_jokers.take", cards=cards,
+                     take=cards_plain(action.take, lang))
+        return t(lang, "opt.bury_jokers", cards=cards)
+    if action.kind is Kind.TRIBUTE:
+        return t(lang, "opt.tribute", cards=cards)
+    return f"{action.kind.value} {cards}"
+
+
+# ---------------------------------------------------------------------- hand
+class HandView(Widget):
+    """The human's hand: trumps on their own row, then one row per side suit."""
+
+    DEFAULT_CSS = """
+    HandView { height: auto; min-height: 2; }
+    """
+
+    class Clicked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    LABEL_WIDTH = 4
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cards: list[int] = []
+        self.groups: list[tuple[str, str, list[int]]] = []  # (label, style, card indices)
+        self.selected: set[int] = set()
+        self.cursor = 0
+        self.addable: set[int] | None = None
+        self.lang = "zh"
+        self._hits: list[tuple[int, int, int, int]] = []  # (y, x0, x1, index)
+
+    def show(
+        self,
+        cards: list[int],
+        groups: list[tuple[str, str, list[int]]],
+        selected: set[int],
+        cursor: int,
+        addable: set[int] | None,
+        lang: str,
+    ) -> None:
+        self.cards = cards
+        self.groups = groups
+        self.selected = set(selected)
+        self.cursor = cursor
+        self.addable = addable
+        self.lang = lang
+        self.refresh(layout=True)
+
+    def _rows(self, width: int) -> list[list[tuple[int | None, int, str, Style]]]:
+        width = max(width, self.LABEL_WIDTH + 6)
+        rows: list[list[tuple[int | None, int, str, Style]]] = []
+        for label, label_style, indices in self.groups:
+            pad = label + " " * max(0, self.LABEL_WIDTH - cell_len(label))
+            row: list[tuple[int | None, int, str, Style]] = [
+                (None, 0, pad, Style.parse(label_style))
+            ]
+            x = self.LABEL_WIDTH
+            for i in indices:
+                text = card_label(self.cards[i], self.lang)
+                w = cell_len(text) + 1
+                if x + w > width and x > self.LABEL_WIDTH:
+                    rows.append(row)
+                    row = [(None, 0, " " * self.LABEL_WIDTH, Style())]
+                    x = self.LABEL_WIDTH
+                row.append((i, x, text, self._style(i)))
+                x += w
+            rows.append(row)
+        return rows
+
+    def _style(self, i: int) -> Style:
+        style = Style.parse(card_style(self.cards[i]))
+        if self.addable is not None and i not in self.selected and \
+                self.cards[i] not in self.addable:
+            style += Style(dim=True)
+        if i in self.selected:
+            style += Style(reverse=True)
+        if i == self.cursor:
+            style += Style(underline=True, bgcolor="grey35")
+        return style
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(1, len(self._rows(width)))
+
+    def render(self) -> RenderableType:
+        if not self.cards:
+            return Text("—", style="dim")
+        rows = self._rows(self.size.width)
+        out = Text()
+        hits: list[tuple[int, int, int, int]] = []
+        for y, row in enumerate(rows):
+            if y:
+                out.append("\n")
+            for index, x, text, style in row:
+                out.append(text, style=style)
+                if index is not None:
+                    out.append(" ")
+                    hits.append((y, x, x + cell_len(text), index))
+        self._hits = hits
+        return out
+
+    def index_at(self, x: int, y: int) -> int | None:
+        for hy, x0, x1, index in self._hits:
+            if hy == y and x0 <= x < x1 + 1:
+                return index
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.index_at(offset.x, offset.y)
+        if index is not None:
+            self.post_message(self.Clicked(index))
+
+
+# ------------------------------------------------------------------- screens
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static { width: auto; max-width: 90%; padding: 1 2; border: round $accent;
+                          background: $surface; }
+    """
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan")
+        table.add_column()
+        for key, what in HELP[self.lang]:
+            table.add_row(key, what)
+        yield Static(Group(Text(t(self.lang, "help.title"), style="bold"), table,
+                           Text(t(self.lang, "help.close"), style="dim")))
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        if event.key in ("escape", "question_mark", "enter", "q", "space"):
+            self.dismiss(None)
+
+
+class SummaryScreen(ModalScreen[str]):
+    DEFAULT_CSS = """
+    SummaryScreen { align: center middle; }
+    SummaryScreen > Static { width: auto; max-width: 90%; padding: 1 2; border: double $success;
+                             background: $surface; }
+    """
+
+    def __init__(self, lines: list[Text]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("\n").join(self.lines), id="summary")
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        if event.key in ("enter", "space", "escape"):
+            self.dismiss("continue")
+        elif event.key in ("q", "ctrl+q"):
+            self.dismiss("quit")
+
+
+def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[Text]:
+    classic = not session.rules.is_gunzi
+    out: list[Text] = [Text(t(lang, "summary.title", n=result["hand"]), style="bold")]
+    out.append(Text(t(lang, "summary.dealer", seat=seat_name(lang, result["dealer"]),
+                      r=level_text(result["level"], classic), s=suit_symbol(result["trump"]))))
+    kou = result["kou"]
+    mult = result.get("kitty_multiplier", 2 if kou else 0) if kou else 0
+    kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) if kou else ""
+    out.append(Text(t(lang, "summary.score", score=result["score"], tp=result["trick_points"],
+                      kitty=kitty, kou=t(lang, "summary.kou" if kou else "summary.bao")),
+                    style="bold yellow"))
+    line = Text(t(lang, "summary.kitty", cards=""))
+    line.append_text(cards_text(result["kitty"], lang))
+    out.append(line)
+    tricks = session.match.tricks
+    if tricks and tricks[-1].get("plays"):
+        last = tricks[-1]
+        line = Text(t(lang, "summary.last_trick", seat=seat_name(lang, last["winner"])))
+        for i, play in enumerate(last["plays"]):
+            line.append(f" {seat_name(lang, (last['leader'] + i) % 4)} ")
+            line.append_text(cards_text(play, lang))
+        out.append(line)
+    if result.get("dry_pot"):
+        out.append(Text(t(lang, "summary.dry")))
+    before, after = result["levels_before"], result["levels_after"]
+    out.append(Text(t(lang, "summary.levels",
+                      b0=level_text(before[0], classic), a0=level_text(after[0], classic),
+                      b1=level_text(before[1], classic), a1=level_text(after[1], classic)),
+                    style="bold"))
+    out.append(Text(t(lang, "summary.take" if result["attackers_take"] else "summary.keep")))
+    if result.get("round_winner") is not None:
+        team = t(lang, "team.us" if result["round_winner"] == 0 else "team.them")
+        why = t(lang, f"why.{result.get('round_end')}")
+        out.append(Text(t(lang, "summary.round_end", team=team, why=why), style="bold green"))
+    elif result.get("next_dealer") is not None:
+        out.append(Text(t(lang, "summary.next", seat=seat_name(lang, result["next_dealer"]))))
+    if result.get("blood_next"):
+        out.append(Text(t(lang, "summary.tribute_next", n=result["blood_next"])))
+    if "hand_scores" in result:
+        out.append(Text(t(lang, "summary.hand_scores", s=result["hand_scores"])))
+        out.append(Text(t(lang, "summary.scores", s=list(session.match.scores))))
+    if any(result.get("failed_throws") or []):
+        out.append(Text(t(lang, "summary.failed", s=result["failed_throws"])))
+    if "game_points" in result:
+        out.append(Text(t(lang, "summary.game_points", s=result["game_points"])))
+    if session.over:
+        out.append(Text(t(lang, "summary.over"), style="bold red"))
+        out.append(Text(t(lang, "summary.quit"), style="dim"))
+    else:
+        out.append(Text(t(lang, "summary.continue"), style="dim"))
+    return out
+
+
+# ----------------------------------------------------------------------- app
+class GunziApp(App[Path | None]):
+    """Play 打滚子 or classic 升级 in the terminal against three bots."""
+
+    TITLE = "Gunzi"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "save_quit", "Quit", show=False, priority=True),
+    ]
+    CSS = """
+    Screen { layout: vertical; }
+    #info { height: 2; background: $boost; padding: 0 1; }
+    #middle { height: 1fr; }
+    #table { width: 1fr; padding: 0 1; }
+    #side { width: 38%; max-width: 48; min-width: 34; border-left: solid $primary;
+            padding: 0 1; }
+    #counter { height: auto; margin-bottom: 1; }
+    #log { height: 1fr; }
+    #prompt { height: auto; background: $panel; padding: 0 1; color: $text; text-style: bold; }
+    #hand { padding: 0 1; border-top: solid $primary; }
+    #status { height: 1; padding: 0 1; }
+    #keys { height: auto; padding: 0 1; color: $text-muted; }
+    """
+
+    KEYS: ClassVar[dict[str, str]] = {
+        "left": "cursor_left",
+        "right": "cursor_right",
+        "up": "cursor_up",
+        "down": "cursor_down",
+        "home": "cursor_home",
+        "end": "cursor_end",
+        "space": "select",
+        "enter": "submit",
+        "p": "pass",
+        "P": "autopass",
+        "shift+p": "autopass",
+        "d": "cycle",
+        "h": "hint",
+        "c": "counter",
+        "l": "language",
+        "question_mark": "help",
+        "s": "save",
+        "q": "save_quit",
+        "escape": "clear",
+    }
+
+    def __init__(self, session: Session, *, lang: str = "zh", delay: float = 0.6) -> None:
+        super().__init__()
+        self.session = session
+        self.lang = lang if lang in LANGS else "zh"
+        self.delay = max(0.0, delay)
+        self.show_counter = False
+        self.cards: list[int] = []
+        self.selected: set[int] = set()
+        self.cursor = 0
+        self.cycle = -1
+        self.turn: Turn | None = None
+        self.status = t(self.lang, "status.ready")
+        self.status_error = False
+        self.texts: dict[str, str] = {}  # plain text of each panel (tests, screen readers)
+        self.log_events: list[dict[str, Any]] = []
+        self._seq = 0
+        self._stamp: tuple[int, int | None] | None = None
+        self._timer: Timer | None = None
+        self._summary_open = False
+        self._bot_errors_seen = 0
+        self.saved_to: Path | None = None
+        self._mounted = False
+
+    # ------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="info")
+        with Horizontal(id="middle"):
+            yield Static(id="table")
+            with Vertical(id="side"):
+                yield Static(id="counter")
+                yield Static(id="log")
+        yield Static(id="prompt")
+        yield HandView(id="hand")
+        yield Static(id="status")
+        yield Static(id="keys")
+
+    def on_mount(self) -> None:
+        self._mounted = True
+        self.query_one("#counter").display = self.show_counter
+        for note in self.session.notes:
+            if note.startswith("fallback:"):
+                self.set_status(t(self.lang, "status.bot_fallback", name=note.split(":", 1)[1]))
+        self.pump()
+        self.call_after_refresh(self._draw_log)
+
+    # -------------------------------------------------------------- flow
+    def pump(self) -> None:
+        """Let the dealing machine and the bots move until the human must decide."""
+        s = self.session
+        if self._timer is not None:
+            return
+        while s.needs_step():
+            if self.delay > 0 and s.bot_to_play():
+                self._timer = self.set_timer(self.delay, self._tick)
+                break
+            s.step()
+        self.refresh_all()
+        if s.summary is not None and not self._summary_open:
+            self._open_summary()
+
+    def _tick(self) -> None:
+        self._timer = None
+        self.session.step()
+        self.pump()
+
+    def _open_summary(self) -> None:
+        result = self.session.summary
+        assert result is not None
+        self._summary_open = True
+        lines = summary_lines(result, self.session, self.lang)
+        self.texts["summary"] = "\n".join(line.plain for line in lines)
+        self.push_screen(SummaryScreen(lines), self._summary_closed)
+
+    def _summary_closed(self, answer: str | None) -> None:
+        self._summary_open = False
+        self.session.acknowledge()
+        if answer == "quit":
+            self.action_save_quit()
+            return
+        self.pump()
+
+    # ------------------------------------------------------------ drawing
+    def refresh_all(self) -> None:
+        s = self.session
+        m = s.match
+        stamp = (len(m.events), m.to_act)
+        if stamp != self._stamp:
+            self._stamp = stamp
+            self.turn = s.turn()
+            self.cards = s.hand_cards()
+            self.selected = set()
+            self.cycle = -1
+            self.cursor = min(self.cursor, max(0, len(self.cards) - 1))
+        new = s.stream(self._seq)
+        if new:
+            self._seq = new[-1]["seq"]
+            self.log_events.extend(new)
+            self.log_events = self.log_events[-400:]
+        if len(s.bot_errors) > self._bot_errors_seen:
+            seat, err = s.bot_errors[-1]
+            self._bot_errors_seen = len(s.bot_errors)
+            self.set_status(t(self.lang, "status.bot_error", seat=seat_name(self.lang, seat),
+                              err=err), error=True)
+        v = s.view()
+        self._draw_info(v)
+        self._draw_table(v)
+        self._draw_counter()
+        self._draw_log()
+        self._draw_prompt()
+        self._draw_hand()
+        self._draw_status()
+        keys = t(self.lang, "keys")
+        self.texts["keys"] = keys
+        self.query_one("#keys", Static).update(Text(keys))
+
+    def _set(self, widget_id: str, content: Text | RenderableType, plain: str) -> None:
+        self.texts[widget_id] = plain
+        self.query_one(f"#{widget_id}", Static).update(content)
+
+    def _draw_info(self, v: dict[str, Any]) -> None:
+        lang = self.lang
+        s = self.session
+        classic = not s.rules.is_gunzi
+        game = t(lang, "game.classic" if classic else "game.gunzi")
+        levels = s.match.levels
+        parts1 = [
+            f"{game} ({s.rules.name})",
+            t(lang, "round", n=v["round_no"]),
+            t(lang, "hand", n=v["hand_no"]),
+            t(lang, "levels", us=level_text(levels[0], classic),
+              them=level_text(levels[1], classic)),
+            t(lang, "level", r=v["level"]),
+        ]
+        line1 = Text(" · ".join(parts1))
+        line1.append(" · ")
+        if v["trump"]:
+            suit = C.SUITS.index(v["trump"])
+            line1.append(t(lang, "trump", s=suit_symbol(suit)), style=SUIT_STYLES[suit])
+        else:
+            line1.append(t(lang, "trump.none"))
+        line1.append(" · " + (t(lang, "dealer", seat=seat_name(lang, v["dealer"]))
+                              if v["dealer"] is not None else t(lang, "dealer.none")))
+        decl = v["declaration"]
+        if decl:
+            line1.append(" · " + t(lang, "declared", seat=seat_name(lang, decl["seat"]),
+                                   cards=cards_plain(decl["cards"], lang)))
+        pts = v["points"]
+        line2 = Text(t(lang, "points", us=pts[0], them=pts[1]), style="bold")
+        if s.rules.is_gunzi:
+            line2.append(" · " + t(lang, "scores", s=v["scores"]))
+        kitty = v["kitty"]
+        line2.append(" · " + t(lang, "kitty", n=kitty["size"]) + " ")
+        if kitty["cards"] and kitty["size"]:
+            line2.append_text(cards_text(kitty["cards"], lang))
+        elif kitty["turned"]:
+            line2.append_text(cards_text(kitty["turned"], lang))
+        elif kitty["size"]:
+            line2.append(t(lang, "kitty.hidden"), style="dim")
+        if kitty["dry_pot"]:
+            line2.append(" " + t(lang, "kitty.dry"), style="bold red")
+        trib = v["tribute"]
+        if trib["n"] and trib["from"] >= 0:
+            line2.append(" · " + t(lang, "tribute", n=trib["n"],
+                                   giver=seat_name(lang, trib["from"]),
+                                   to=seat_name(lang, trib["to"])))
+            if trib["kind"] == "reversed":
+                line2.append(t(lang, "tribute.reversed"))
+        text = Text("\n").join([line1, line2])
+        self._set("info", text, text.plain)
+
+    def _draw_table(self, v: dict[str, Any]) -> None:
+        lang = self.lang
+        s = self.session
+        m = s.match
+        trick = v["trick"]
+        plays = {p["seat"]: p["cards"] for p in trick["plays"]}
+        last = v["tricks"][-1] if v["tricks"] else None
+        last_plays: dict[int, list[str]] = {}
+        if last is not None and not plays and m.phase is Phase.PLAY:
+            for i, cards in enumerate(last["plays"]):
+                last_plays[(last["leader"] + i) % 4] = cards
+        acting = m.to_act if m.phase is not Phase.DRAW or m.to_act == HUMAN else None
+        if s.summary is not None:
+            acting = None
+
+        def block(seat: int) -> Text:
+            out = Text(justify="center")
+            if acting == seat:
+                out.append("▶ ", style="bold yellow")
+            out.append(seat_name(lang, seat), style="bold" if seat != HUMAN else "bold green")
+            if seat != HUMAN:
+                out.append(f" ({s.bot_names[seat - 1]})", style="dim")
+            if v["dealer"] == seat:
+                out.append(" 庄" if lang == "zh" else " D", style="bold red")
+            out.append("\n" + t(lang, "cards", n=v["hand_sizes"][seat]), style="dim")
+            out.append("\n")
+            if seat in plays:
+                out.append_text(cards_text(plays[seat], lang))
+                if trick["winning"] == seat:
+                    out.append(" ★", style="bold yellow")
+            elif seat in last_plays:
+                played = cards_text(last_plays[seat], lang)
+                played.stylize("dim")
+                out.append_text(played)
+                if last is not None and last["winner"] == seat:
+                    out.append(" ★", style="dim yellow")
+            return out
+
+        centre = Text(justify="center")
+        if m.phase is Phase.PLAY and trick["plays"]:
+            centre.append(t(lang, "trick.no", n=trick["number"]) + "\n", style="bold")
+            centre.append(t(lang, "trick.leader", seat=seat_name(lang, trick["leader"])))
+        elif last is not None and m.phase is Phase.PLAY:
+            centre.append(t(lang, "trick.last", n=len(v["tricks"]),
+                            seat=seat_name(lang, last["winner"]), p=last["points"]),
+                          style="dim")
+        elif m.phase is Phase.DRAW:
+            centre.append(f"{v['drawn']}/{4 * s.rules.hand_size}", style="dim")
+        grid = Table.grid(expand=True)
+        for _ in range(3):
+            grid.add_column(ratio=1, justify="center")
+        grid.add_row(Text(""), block(2), Text(""))
+        grid.add_row(Text(""), Text(""), Text(""))
+        grid.add_row(block(3), centre, block(1))
+        grid.add_row(Text(""), Text(""), Text(""))
+        grid.add_row(Text(""), block(0), Text(""))
+        plain = "\n".join(b.plain for b in (block(2), block(3), centre, block(1), block(0)))
+        self._set("table", grid, plain)
+
+    def _draw_counter(self) -> None:
+        widget = self.query_one("#counter", Static)
+        widget.display = self.show_counter
+        if not self.show_counter:
+            self.texts["counter"] = ""
+            return
+        lang = self.lang
+        counts = self.session.counter()
+        order = self.session.match.order
+        out = Text(t(lang, "counter.title") + "\n", style="bold")
+        out.append("  ")
+        for rank, rank_text in enumerate(C.RANKS):
+            style = "bold yellow" if rank == order.level else "dim"
+            out.append(f"{'T' if rank_text == '10' else rank_text:>2}", style=style)
+        for suit in range(4):
+            label = C.SUIT_SYMBOLS[suit] + ("*" if suit == order.trump else " ")
+            out.append("\n" + label, style=SUIT_STYLES[suit])
+            for r in range(13):
+                n = counts[suit * 13 + r]
+                out.append(f"{n:>2}", style="dim" if n == 0 else SUIT_STYLES[suit])
+        out.append("\n")
+        for joker in (C.BJ, C.LJ):
+            n = counts[joker]
+            out.append(f"{card_label(joker, lang)} {n}   ",
+                       style="dim" if n == 0 else card_style(joker))
+        self._set("counter", out, out.plain)
+
+    def _draw_log(self) -> None:
+        lines: list[Text] = []
+        for ev in self.log_events:
+            line = event_text(ev, self.lang)
+            if line is not None:
+                lines.append(line)
+        height = self.query_one("#log", Static).size.height
+        room = height - 1 if height > 1 else LOG_LINES
+        shown = lines[-room:]
+        out = Text(t(self.lang, "log.title") + "\n", style="bold underline", no_wrap=True,
+                   overflow="ellipsis")
+        out.append_text(Text("\n").join(shown))
+        self._set("log", out, out.plain)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._draw_log)
+
+    def _prompt_text(self) -> str:
+        lang = self.lang
+        s = self.session
+        m = s.match
+        if s.over:
+            return t(lang, "prompt.over")
+        if s.summary is not None:
+            return t(lang, "prompt.summary")
+        turn = self.turn
+        if turn is None:
+            who = m.to_act if m.phase is not Phase.DRAW else None
+            return t(lang, "waiting", seat=seat_name(lang, who) if who is not None and who >= 0
+                     else "…")
+        choice = self._choice()
+        k = len(self.selected)
+        if turn.kind is Kind.DECLARE:
+            if choice is not None:
+                return t(lang, "prompt.declare.opt", opt=describe(choice, lang))
+            return t(lang, "prompt.declare")
+        if turn.kind is Kind.BURY_JOKERS:
+            if choice is not None:
+                return t(lang, "prompt.bury_jokers.opt", opt=describe(choice, lang))
+            return t(lang, "prompt.bury_jokers")
+        if turn.kind is Kind.TRIBUTE:
+            return t(lang, "prompt.tribute", n=m.tribute_n)
+        if turn.kind is Kind.RETURN:
+            return t(lang, "prompt.return", n=turn.count, k=k, seat=seat_name(lang, m.payer))
+        if turn.kind is Kind.BURY:
+            return t(lang, "prompt.bury", n=turn.count, k=k)
+        if m.trick:
+            return t(lang, "prompt.follow", n=len(m.trick[0][1]))
+        return t(lang, "prompt.lead")
+
+    def _draw_prompt(self) -> None:
+        text = self._prompt_text()
+        self._set("prompt", Text(text), text)
+
+    def _groups(self) -> list[tuple[str, str, list[int]]]:
+        order = self.session.match.order
+        trumps: list[int] = []
+        suits: list[list[int]] = [[], [], [], []]
+        for i, card in enumerate(self.cards):
+            if order.cls[card] == TRUMP:
+                trumps.append(i)
+            else:
+                suits[card // 13].append(i)
+        groups: list[tuple[str, str, list[int]]] = []
+        if trumps:
+            groups.append((t(self.lang, "hand.trumps"), "bold yellow", trumps))
+        for suit in range(4):
+            if suits[suit]:
+                groups.append((C.SUIT_SYMBOLS[suit], SUIT_STYLES[suit], suits[suit]))
+        return groups
+
+    def _draw_hand(self) -> None:
+        hand = self.query_one("#hand", HandView)
+        addable = None
+        if self.turn is not None:
+            addable = self.turn.addable(self.chosen())
+        groups = self._groups()
+        # The cursor walks the cards in display order (trumps row first).
+        self._display_order = [i for _, _, idx in groups for i in idx]
+        hand.show(self.cards, groups, self.selected, self.cursor, addable, self.lang)
+        self.texts["hand"] = "\n".join(
+            f"{label} " + " ".join(card_label(self.cards[i], self.lang) for i in idx)
+            for label, _, idx in groups
+        )
+
+    def _draw_status(self) -> None:
+        style = "bold red" if self.status_error else "green"
+        self._set("status", Text(self.status, style=style), self.status)
+
+    def set_status(self, text: str, *, error: bool = False) -> None:
+        self.status = text
+        self.status_error = error
+        if self._mounted:
+            self._draw_status()
+
+    # ---------------------------------------------------------- selection
+    def chosen(self) -> list[int]:
+        return [self.cards[i] for i in sorted(self.selected)]
+
+    def _choice(self) -> Action | None:
+        if self.turn is None or self.cycle < 0:
+            return None
+        choices = self.turn.choices()
+        return choices[self.cycle] if self.cycle < len(choices) else None
+
+    def select_cards(self, cards: Sequence[int]) -> None:
+        """Select positions holding ``cards`` (a multiset) in the hand."""
+        want = Counter(cards)
+        chosen: set[int] = set()
+        for i, card in enumerate(self.cards):
+            if want[card] > 0:
+                want[card] -= 1
+                chosen.add(i)
+        self.selected = chosen
+        if chosen:
+            self.cursor = min(chosen)
+
+    def _explain(self, card: int) -> str:
+        """The engine's reason why ``card`` cannot join the current bury / return selection."""
+        turn = self.turn
+        assert turn is not None and turn.selection is not None
+        sel = turn.selection
+        fill = [*self.chosen(), card]
+        if len(fill) <= sel.count:
+            rest = Counter(self.cards)
+            rest.subtract(Counter(fill))
+            spare = sorted((c for c, k in rest.items() for _ in range(max(0, k))),
+                           key=lambda c: (c >= C.LJ, C.POINTS[c], c))
+            while len(fill) < sel.count and spare:
+                fill.append(spare.pop(0))
+        err = self.session.check(sel.action(fill))
+        return err or t(self.lang, "status.no_cycle")
+
+    def toggle(self, index: int) -> None:
+        if not self._my_turn():
+            return
+        if not 0 <= index < len(self.cards):
+            return
+        if index in self.selected:
+            self.selected.discard(index)
+        else:
+            turn = self.turn
+            assert turn is not None
+            card = self.cards[index]
+            if turn.selection is not None and card not in turn.selection.options(self.chosen()):
+                self.set_status(t(self.lang, "status.cannot_add",
+                                  card=card_label(card, self.lang), err=self._explain(card)),
+                                error=True)
+                return
+            self.selected.add(index)
+        self.cycle = -1
+        self.set_status("")
+        self._redraw_turn()
+
+    def _redraw_turn(self) -> None:
+        self._draw_prompt()
+        self._draw_hand()
+        self._draw_status()
+
+    def _my_turn(self) -> bool:
+        s = self.session
+        if self.turn is not None:
+            return True
+        m = s.match
+        if s.over or s.summary is not None or m.to_act is None:
+            self.set_status(t(self.lang, "status.no_decision"), error=True)
+        else:
+            who = m.to_act if m.phase is not Phase.DRAW else None
+            self.set_status(t(self.lang, "status.not_turn",
+                              seat=seat_name(self.lang, who) if who is not None and who >= 0
+                              else "…"), error=True)
+        return False
+
+    def do(self, action: Action) -> bool:
+        """Submit the human's action; on an illegal one show the engine's text, change nothing."""
+        err = self.session.human(action)
+        if err is not None:
+            self.set_status(t(self.lang, "status.illegal", err=err), error=True)
+            return False
+        self.set_status(describe(action, self.lang) if action.kind is not Kind.PLAY
+                        else cards_plain(action.cards, self.lang))
+        self.pump()
+        return True
+
+    # ------------------------------------------------------------- actions
+    def on_key(self, event: events.Key) -> None:
+        name = self.KEYS.get(event.key)
+        if name is None and event.character == "?":
+            name = "help"
+        if name is None:
+            if event.key in ("ctrl+q", "ctrl+c", "tab", "shift+tab"):
+                return
+            self.set_status(t(self.lang, "status.unknown_key", k=event.key), error=True)
+            return
+        event.stop()
+        getattr(self, f"action_{name}")()
+
+    def on_hand_view_clicked(self, message: HandView.Clicked) -> None:
+        self.cursor = message.index
+        self.toggle(message.index)
+
+    def _move(self, delta: int) -> None:
+        order = getattr(self, "_display_order", [])
+        if not order:
+            return
+        pos = order.index(self.cursor) if self.cursor in order else 0
+        self.cursor = order[(pos + delta) % len(order)]
+        self._draw_hand()
+
+    def action_cursor_left(self) -> None:
+        self._move(-1)
+
+    def action_cursor_right(self) -> None:
+        self._move(1)
+
+    def _row_jump(self, step: int) -> None:
+        groups = self._groups()
+        if not groups:
+            return
+        at = next((g for g, (_, _, idx) in enumerate(groups) if self.cursor in idx), 0)
+        target = groups[(at + step) % len(groups)][2]
+        self.cursor = target[0]
+        self._draw_hand()
+
+    def action_cursor_up(self) -> None:
+        self._row_jump(-1)
+
+    def action_cursor_down(self) -> None:
+        self._row_jump(1)
+
+    def action_cursor_home(self) -> None:
+        order = getattr(self, "_display_order", [])
+        if order:
+            self.cursor = order[0]
+            self._draw_hand()
+
+    def action_cursor_end(self) -> None:
+        order = getattr(self, "_display_order", [])
+        if order:
+            self.cursor = order[-1]
+            self._draw_hand()
+
+    def action_select(self) -> None:
+        self.toggle(self.cursor)
+
+    def action_clear(self) -> None:
+        self.selected = set()
+        self.cycle = -1
+        self.set_status(t(self.lang, "status.cleared"))
+        self._redraw_turn()
+
+    def action_submit(self) -> None:
+        if not self._my_turn():
+            return
+        turn = self.turn
+        assert turn is not None
+        chosen = sorted(self.chosen())
+        kind = turn.kind
+        if kind in (Kind.DECLARE, Kind.BURY_JOKERS):
+            if not chosen:
+                self.do(A.pass_(HUMAN))
+                return
+            choice = self._choice()
+            if choice is not None and sorted(choice.cards) == chosen:
+                self.do(choice)
+                return
+            matches = [a for a in turn.choices() if sorted(a.cards) == chosen]
+            if kind is Kind.DECLARE and len({a.suit for a in matches}) > 1:
+                self.set_status(t(self.lang, "status.need_suit"), error=True)
+                return
+            if matches:
+                self.do(matches[0])
+            elif kind is Kind.DECLARE:
+                self.do(A.declare(HUMAN, chosen))
+            else:
+                self.do(A.bury_jokers(HUMAN, chosen, ()))
+            return
+        if kind is Kind.TRIBUTE:
+            choice = self._choice()
+            if choice is not None and sorted(choice.cards) == chosen:
+                self.do(choice)
+            else:
+                self.do(A.tribute(HUMAN, chosen))
+            return
+        maker = {Kind.RETURN: A.return_, Kind.BURY: A.bury, Kind.PLAY: A.play}[kind]
+        self.do(maker(HUMAN, chosen))
+
+    def action_pass(self) -> None:
+        if not self._my_turn():
+            return
+        self.do(A.pass_(HUMAN))
+
+    def action_autopass(self) -> None:
+        if self.session.match.phase is not Phase.DRAW:
+            self.set_status(t(self.lang, "status.autopass.no"), error=True)
+            return
+        self.session.set_autopass()
+        self.set_status(t(self.lang, "status.autopass"))
+        self.pump()
+
+    def action_cycle(self) -> None:
+        if not self._my_turn():
+            return
+        turn = self.turn
+        assert turn is not None
+        choices = turn.choices()
+        if not choices:
+            self.set_status(t(self.lang, "status.no_cycle"), error=True)
+            return
+        self.cycle = (self.cycle + 1) % len(choices)
+        self.select_cards(choices[self.cycle].cards)
+        self.set_status(describe(choices[self.cycle], self.lang))
+        self._redraw_turn()
+
+    def action_hint(self) -> None:
+        if not self._my_turn():
+            return
+        action = self.session.hint()
+        if action is None:
+            return
+        turn = self.turn
+        assert turn is not None
+        if action.kind is Kind.PASS:
+            self.selected = set()
+            self.cycle = -1
+            verb = t(self.lang, "verb.declare" if turn.kind is Kind.DECLARE
+                     else "verb.bury_jokers")
+            self.set_status(t(self.lang, "status.hint.pass", what=verb))
+        else:
+            self.select_cards(action.cards)
+            choices = turn.choices()
+            self.cycle = choices.index(action) if action in choices else -1
+            what = describe(action, self.lang) if action.kind is not Kind.PLAY \
+                else cards_plain(action.cards, self.lang)
+            self.set_status(t(self.lang, "status.hint", what=what))
+        self._redraw_turn()
+
+    def action_counter(self) -> None:
+        self.show_counter = not self.show_counter
+        self.set_status(t(self.lang, "status.counter.on" if self.show_counter
+                          else "status.counter.off"))
+        self._draw_counter()
+        self.call_after_refresh(self._draw_log)
+
+    def action_language(self) -> None:
+        self.lang = "en" if self.lang == "zh" else "zh"
+        self.set_status(t(self.lang, "status.lang"))
+        self.refresh_all()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.lang))
+
+    def save(self) -> Path | None:
+        if self.session.record_path is None:
+            return None
+        try:
+            path = self.session.save()
+        except (OSError, GunziError) as exc:
+            self.set_status(t(self.lang, "status.save_failed", err=exc), error=True)
+            return None
+        self.saved_to = path
+        self.set_status(t(self.lang, "status.saved", path=path))
+        return path
+
+    def action_save(self) -> None:
+        self.save()
+
+    def action_save_quit(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        path = self.save()
+        self.exit(path)

@@ -1,0 +1,416 @@
+"""Labels in Chinese (default) and English, and the text forms of cards, seats and events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+
+from gunzi.engine import cards as C
+
+LANGS = ("zh", "en")
+
+TEXT: dict[str, dict[str, str]] = {
+    "zh": {
+        "game.gunzi": "打滚子",
+        "game.classic": "升级",
+        "round": "第{n}轮",
+        "hand": "第{n}局",
+        "levels": "级别 我方 {us} · 对方 {them}",
+        "level": "打{r}",
+        "trump": "主 {s}",
+        "trump.none": "主 未定",
+        "dealer": "庄 {seat}",
+        "dealer.none": "庄 未定",
+        "declared": "亮主 {seat} {cards}",
+        "points": "得分 我方 {us} · 对方 {them}",
+        "scores": "积分 {s}",
+        "kitty": "底牌 {n}张",
+        "kitty.hidden": "(未亮)",
+        "kitty.dry": "干锅",
+        "tribute": "进贡 {n}张 {giver}→{to}",
+        "tribute.reversed": "(反贡)",
+        "cards": "{n}张",
+        "trick.no": "第{n}墩",
+        "trick.leader": "{seat}领出",
+        "trick.winning": "{seat}最大",
+        "trick.last": "上一墩 (第{n}墩, {seat}赢 {p}分)",
+        "trick.none": "—",
+        "counter.title": "记牌器 (外面还有几张)",
+        "log.title": "记录",
+        "hand.trumps": "主",
+        "waiting": "等待 {seat}…",
+        "prompt.declare": "亮主? d 选亮法 · Enter 亮 · p 不亮 (不选牌 Enter 也是不亮) · "
+                          "P 本副牌不再问",
+        "prompt.declare.opt": "亮主? 当前选择: {opt} · Enter 亮 · d 换 · p 不亮",
+        "prompt.tribute": "进贡: 给庄家你最大的 {n} 张非分牌 · 选牌 (d 换方案) 后 Enter",
+        "prompt.return": "还牌: 选 {n} 张还给 {seat} (已选 {k}) · Enter 确认",
+        "prompt.bury": "扣底: 选 {n} 张埋进底牌 (已选 {k}) · Enter 确认",
+        "prompt.bury_jokers": "扣王? 选王后 Enter (d 换方案) · p 不扣 (不选牌 Enter 也是不扣)",
+        "prompt.bury_jokers.opt": "扣王: {opt} · Enter 确认 · d 换 · p 不扣",
+        "prompt.lead": "轮到你出牌 (首出): 选牌后 Enter · h 提示",
+        "prompt.follow": "轮到你跟牌: 出 {n} 张 · 选牌后 Enter · h 提示",
+        "prompt.over": "比赛结束 · q 退出",
+        "prompt.summary": "本局结束 · Enter 继续",
+        "opt.pass": "不亮",
+        "opt.declare": "亮 {cards}",
+        "opt.declare.suit": "亮 {cards} 叫 {suit}",
+        "opt.bury_jokers": "扣 {cards}",
+        "opt.bury_jokers.take": "扣 {cards} 换回 {take}",
+        "opt.tribute": "给 {cards}",
+        "status.ready": "按 ? 看帮助",
+        "status.unknown_key": "无效按键 {k} · 按 ? 看按键",
+        "status.not_turn": "还没轮到你 (等待 {seat})",
+        "status.no_decision": "现在没有要你做的决定",
+        "status.illegal": "不合法: {err}",
+        "status.cannot_add": "不能选 {card}: {err}",
+        "status.no_cycle": "这一步没有可选方案, 请选牌",
+        "status.hint": "提示: {what} (Enter 确认)",
+        "status.hint.pass": "提示: 不{what} (按 p)",
+        "status.done": "{what}",
+        "status.saved": "已保存到 {path}",
+        "status.save_failed": "保存失败: {err}",
+        "status.lang": "语言: 中文",
+        "status.counter.on": "记牌器: 开",
+        "status.counter.off": "记牌器: 关",
+        "status.autopass": "本副牌不再问亮主",
+        "status.autopass.no": "现在不是发牌亮主阶段",
+        "status.need_suit": "三张王亮主要叫花色: 按 d 选择",
+        "status.cleared": "已清除选择",
+        "status.bot_fallback": "{name} 机器人不可用, 改用 random",
+        "status.bot_error": "{seat} 的机器人出错 ({err}), 改为随机合法动作",
+        "status.resumed": "已从 {path} 继续 (第{n}局)",
+        "verb.declare": "亮主",
+        "verb.bury_jokers": "扣王",
+        "keys": "←→ 移动 · 空格 选牌 · Enter 出/确认 · p 不要 · d 亮主/换方案 · h 提示 · "
+                "c 记牌器 · l English · ? 帮助 · q 保存退出",
+        "help.title": "按键",
+        "help.close": "按 Esc / ? / Enter 关闭",
+        "summary.title": "第{n}局结束",
+        "summary.over": "比赛结束",
+        "summary.dealer": "庄家 {seat} (打{r}, 主 {s})",
+        "summary.score": "抓分方得分 {score} (牌面 {tp}{kitty}) · {kou}",
+        "summary.kitty_pts": " + 底牌 {kp}×{mult}",
+        "summary.kou": "抠底",
+        "summary.bao": "保底",
+        "summary.kitty": "底牌 {cards}",
+        "summary.dry": "干锅: 底牌不能换, 王不加级",
+        "summary.last_trick": "最后一墩 ({seat}赢):",
+        "summary.levels": "级别 我方 {b0}→{a0} · 对方 {b1}→{a1}",
+        "summary.take": "抓分方上台",
+        "summary.keep": "庄家守住",
+        "summary.next": "下一局庄家 {seat}",
+        "summary.tribute_next": "下一局进贡 {n} 张",
+        "summary.hand_scores": "本局积分 {s}",
+        "summary.scores": "累计积分 {s}",
+        "summary.round_end": "本轮结束: {team} 胜 ({why})",
+        "summary.failed": "甩牌失败 {s}",
+        "summary.game_points": "比赛积分 {s}",
+        "summary.continue": "Enter 继续 · q 保存退出",
+        "summary.quit": "q 退出",
+        "team.us": "我方",
+        "team.them": "对方",
+        "why.passed-10": "打过10",
+        "why.passed-A": "打过A",
+        "why.attackers-scored-0": "抓分方0分",
+        "why.attackers-scored-300": "抓分方满300分",
+        "why.three-bj-in-kitty": "底牌三个大王",
+        "ev.deal": "第{hand}局发牌{re}",
+        "ev.redeal": "重新发牌 ({reason})",
+        "ev.declare": "{seat} 亮 {cards}",
+        "ev.declare.suit": "{seat} 亮 {cards} 叫 {suit}",
+        "ev.trump": "主: {suit}",
+        "ev.kitty_flip": "翻底: {cards} → 庄家 {seat}",
+        "ev.tribute": "{seat} 进贡 {n}张给 {to} {cards}",
+        "ev.return": "{seat} 还 {n}张给 {to} {cards}",
+        "ev.tribute_cancelled": "{seat} 的对家有三个大王: 不进贡",
+        "ev.kitty_shown": "亮底: {cards}",
+        "ev.dry_pot": "干锅!",
+        "ev.take_kitty": "{seat} 拿底牌 {cards}",
+        "ev.bury": "{seat} 扣底 {cards}",
+        "ev.bury_jokers": "{seat} 扣王 {cards}, 换回 {take}",
+        "ev.pass_jokers": "{seat} 不扣王",
+        "ev.play_begins": "开始出牌, {seat}先出",
+        "ev.failed_throw": "{seat} 甩牌失败: {cards} → 出 {played}",
+        "ev.trick": "第{n}墩 {seat}赢 {p}分",
+        "ev.hand_end": "第{hand}局结束: 抓分 {score}",
+        "ev.match_end": "比赛结束",
+    },
+    "en": {
+        "game.gunzi": "Gunzi",
+        "game.classic": "Shengji",
+        "round": "Round {n}",
+        "hand": "Hand {n}",
+        "levels": "Levels us {us} · them {them}",
+        "level": "Playing {r}",
+        "trump": "Trump {s}",
+        "trump.none": "Trump unknown",
+        "dealer": "Dealer {seat}",
+        "dealer.none": "Dealer unknown",
+        "declared": "Declared {seat} {cards}",
+        "points": "Points us {us} · them {them}",
+        "scores": "Scores {s}",
+        "kitty": "Kitty {n} cards",
+        "kitty.hidden": "(hidden)",
+        "kitty.dry": "dry pot",
+        "tribute": "Tribute {n} {giver}→{to}",
+        "tribute.reversed": "(reversed)",
+        "cards": "{n} cards",
+        "trick.no": "Trick {n}",
+        "trick.leader": "{seat} led",
+        "trick.winning": "{seat} winning",
+        "trick.last": "Last trick ({n}, won by {seat}, {p} pts)",
+        "trick.none": "—",
+        "counter.title": "Card counter (copies still out)",
+        "log.title": "Log",
+        "hand.trumps": "Tr",
+        "waiting": "Waiting for {seat}…",
+        "prompt.declare": "Declare? d: choose · Enter: declare · p: pass (Enter with nothing "
+                          "selected passes too) · P: stop asking this deal",
+        "prompt.declare.opt": "Declare? Chosen: {opt} · Enter: declare · d: next · p: pass",
+        "prompt.tribute": "Tribute: give the dealer your {n} biggest non-point cards · select "
+                          "(d cycles choices), Enter",
+        "prompt.return": "Return: choose {n} cards for {seat} ({k} chosen) · Enter to give",
+        "prompt.bury": "Bury: choose {n} cards for the kitty ({k} chosen) · Enter to bury",
+        "prompt.bury_jokers": "Bury jokers? Select jokers, Enter (d cycles choices) · p: pass "
+                              "(Enter with nothing selected passes too)",
+        "prompt.bury_jokers.opt": "Bury jokers: {opt} · Enter: confirm · d: next · p: pass",
+        "prompt.lead": "Your lead: select cards, Enter to play · h: hint",
+        "prompt.follow": "Your turn: follow with {n} card(s), Enter to play · h: hint",
+        "prompt.over": "The match is over · q to quit",
+        "prompt.summary": "Hand over · Enter to continue",
+        "opt.pass": "pass",
+        "opt.declare": "declare {cards}",
+        "opt.declare.suit": "declare {cards} naming {suit}",
+        "opt.bury_jokers": "bury {cards}",
+        "opt.bury_jokers.take": "bury {cards}, take back {take}",
+        "opt.tribute": "give {cards}",
+        "status.ready": "Press ? for help",
+        "status.unknown_key": "Unknown key {k} · press ? for the key map",
+        "status.not_turn": "Not your turn (waiting for {seat})",
+        "status.no_decision": "You have no decision to make now",
+        "status.illegal": "Illegal: {err}",
+        "status.cannot_add": "Cannot select {card}: {err}",
+        "status.no_cycle": "Nothing to cycle here: select cards",
+        "status.hint": "Hint: {what} (Enter to confirm)",
+        "status.hint.pass": "Hint: do not {what} (press p)",
+        "status.done": "{what}",
+        "status.saved": "Saved to {path}",
+        "status.save_failed": "Saving failed: {err}",
+        "status.lang": "Language: English",
+        "status.counter.on": "Card counter on",
+        "status.counter.off": "Card counter off",
+        "status.autopass": "No more declaring asks this deal",
+        "status.autopass.no": "Not dealing now: nothing to stop",
+        "status.need_suit": "Three jokers must name a suit: press d to choose",
+        "status.cleared": "Selection cleared",
+        "status.bot_fallback": "bot {name} is not available; using random",
+        "status.bot_error": "the bot of {seat} failed ({err}); it played a random legal action",
+        "status.resumed": "Resumed from {path} (hand {n})",
+        "verb.declare": "declare",
+        "verb.bury_jokers": "bury jokers",
+        "keys": "←→ move · space select · Enter play · p pass · d declare/cycle · h hint · "
+                "c counter · l 中文 · ? help · q quit",
+        "help.title": "Keys",
+        "help.close": "Esc / ? / Enter to close",
+        "summary.title": "Hand {n} is over",
+        "summary.over": "The match is over",
+        "summary.dealer": "Dealer {seat} (playing {r}, trump {s})",
+        "summary.score": "Attackers' score {score} (tricks {tp}{kitty}) · {kou}",
+        "summary.kitty_pts": " + kitty {kp}×{mult}",
+        "summary.kou": "attackers won the last trick (抠底)",
+        "summary.bao": "dealer team won the last trick (保底)",
+        "summary.kitty": "Kitty {cards}",
+        "summary.dry": "Dry pot (干锅): no exchange, jokers give no levels",
+        "summary.last_trick": "Last trick (won by {seat}):",
+        "summary.levels": "Levels us {b0}→{a0} · them {b1}→{a1}",
+        "summary.take": "The attackers take the deal",
+        "summary.keep": "The dealer team keeps the deal",
+        "summary.next": "Next dealer {seat}",
+        "summary.tribute_next": "Tribute next hand: {n} card(s)",
+        "summary.hand_scores": "Hand scores {s}",
+        "summary.scores": "Total scores {s}",
+        "summary.round_end": "Round over: {team} win ({why})",
+        "summary.failed": "Failed throws {s}",
+        "summary.game_points": "Game points {s}",
+        "summary.continue": "Enter to continue · q to save and quit",
+        "summary.quit": "q to quit",
+        "team.us": "we",
+        "team.them": "they",
+        "why.passed-10": "passed 10",
+        "why.passed-A": "passed A",
+        "why.attackers-scored-0": "the attackers scored 0",
+        "why.attackers-scored-300": "the attackers scored 300",
+        "why.three-bj-in-kitty": "three big jokers in the kitty",
+        "ev.deal": "Hand {hand} dealt{re}",
+        "ev.redeal": "Dealt again ({reason})",
+        "ev.declare": "Declared by {seat}: {cards}",
+        "ev.declare.suit": "Declared by {seat}: {cards} naming {suit}",
+        "ev.trump": "Trump: {suit}",
+        "ev.kitty_flip": "Kitty turned: {cards} → dealer {seat}",
+        "ev.tribute": "Tribute {seat} → {to}: {n} {cards}",
+        "ev.return": "Return {seat} → {to}: {n} {cards}",
+        "ev.tribute_cancelled": "{seat}'s partner holds three BJ: no tribute",
+        "ev.kitty_shown": "Kitty shown: {cards}",
+        "ev.dry_pot": "Dry pot!",
+        "ev.take_kitty": "Kitty taken by {seat}: {cards}",
+        "ev.bury": "Buried by {seat}: {cards}",
+        "ev.bury_jokers": "Jokers buried by {seat}: {cards}, took back {take}",
+        "ev.pass_jokers": "No joker buried by {seat}",
+        "ev.play_begins": "Play begins, lead: {seat}",
+        "ev.failed_throw": "Failed throw by {seat}: {cards} → plays {played}",
+        "ev.trick": "Trick {n} won by {seat}: {p} pts",
+        "ev.hand_end": "Hand {hand} over: attackers {score}",
+        "ev.match_end": "Match over",
+    },
+}
+
+SEATS = {"zh": ("你", "下家", "对家", "上家"), "en": ("You", "East", "North", "West")}
+SUIT_NAMES = {"zh": C.SUIT_CHINESE, "en": ("spades", "hearts", "clubs", "diamonds")}
+SUIT_STYLES = ("bold white", "bold red", "bold green", "bold magenta")
+JOKER_STYLES = {C.BJ: "bold yellow", C.LJ: "bold cyan"}
+
+HELP = {
+    "zh": [
+        ("← →", "在手牌上移动光标 (↑ ↓ 换一行, Home/End 到头/尾)"),
+        ("空格", "选中/取消光标处的牌 (鼠标点击也可以)"),
+        ("Enter", "出牌 / 确认 (亮主、进贡、还牌、扣底、扣王); 小结时继续"),
+        ("p", "不要: 不亮主 / 不扣王"),
+        ("P", "本副牌不再询问亮主"),
+        ("d", "亮主: 轮换可亮的方式; 扣王、进贡: 轮换方案"),
+        ("h", "提示: 机器人建议的选择 (已选好, Enter 确认)"),
+        ("Esc", "清除选择"),
+        ("c", "开关记牌器 (每种牌外面还有几张)"),
+        ("l", "切换语言 中文/English"),
+        ("s", "保存"),
+        ("?", "帮助"),
+        ("q", "保存并退出"),
+    ],
+    "en": [
+        ("← →", "move the cursor over the hand (↑ ↓ row, Home/End first/last)"),
+        ("space", "select / unselect the card under the cursor (or click it)"),
+        ("Enter", "play / submit (declare, tribute, return, bury, jokers); continue a summary"),
+        ("p", "pass: no declaration / no joker burying"),
+        ("P", "stop the declaring asks for the rest of this deal"),
+        ("d", "declaring: cycle the possible declarations; jokers, tribute: cycle choices"),
+        ("h", "hint: the bot's suggestion, selected for you (Enter to confirm)"),
+        ("Esc", "clear the selection"),
+        ("c", "toggle the card counter (copies of each card still out)"),
+        ("l", "switch language 中文/English"),
+        ("s", "save now"),
+        ("?", "this help"),
+        ("q", "save and quit"),
+    ],
+}
+
+
+def t(lang: str, key: str, **kw: Any) -> str:
+    table = TEXT.get(lang, TEXT["zh"])
+    text = table.get(key) or TEXT["en"].get(key) or key
+    return text.format(**kw) if kw else text
+
+
+def seat_name(lang: str, seat: int | None) -> str:
+    if seat is None or not 0 <= seat <= 3:
+        return "—"
+    return SEATS.get(lang, SEATS["zh"])[seat]
+
+
+def suit_symbol(suit: int | str | None) -> str:
+    if suit is None or suit == -1:
+        return "?"
+    index = C.SUITS.index(suit) if isinstance(suit, str) else suit
+    return C.SUIT_SYMBOLS[index]
+
+
+def card_label(card: int, lang: str) -> str:
+    if card >= C.LJ:
+        if lang == "zh":
+            return "大王" if card == C.BJ else "小王"
+        return C.NAMES[card]
+    return C.unicode(card)
+
+
+def card_style(card: int) -> str:
+    if card >= C.LJ:
+        return JOKER_STYLES[card]
+    return SUIT_STYLES[card // 13]
+
+
+def cards_text(cards: Sequence[int | str], lang: str) -> Text:
+    """Coloured card list (ids or record text)."""
+    out = Text()
+    for i, card in enumerate(cards):
+        c = C.parse(card) if isinstance(card, str) else card
+        if i:
+            out.append(" ")
+        out.append(card_label(c, lang), style=Style.parse(card_style(c)))
+    return out
+
+
+def cards_plain(cards: Sequence[int | str], lang: str) -> str:
+    return cards_text(cards, lang).plain
+
+
+def event_text(ev: Mapping[str, Any], lang: str) -> Text | None:
+    """One log line for an event of the seat's stream, or None for events not logged."""
+    kind = ev.get("type")
+
+    def seat(key: str = "seat") -> str:
+        value = ev.get(key)
+        return seat_name(lang, value if isinstance(value, int) else None)
+
+    def cards(key: str = "cards") -> str:
+        value = ev.get(key)
+        return cards_plain(value, lang) if value else ""
+
+    if kind == "deal":
+        return Text(t(lang, "ev.deal", hand=ev.get("hand"),
+                      re="" if ev.get("deal_no", 1) == 1 else f" ({ev.get('deal_no')})"),
+                    style="bold")
+    if kind == "redeal":
+        return Text(t(lang, "ev.redeal", reason=ev.get("reason")))
+    if kind == "declare":
+        key = "ev.declare.suit" if ev.get("suit") and ev["cards"][0] in ("BJ", "LJ") \
+            else "ev.declare"
+        return Text(t(lang, key, seat=seat(), cards=cards(), suit=suit_symbol(ev.get("suit"))))
+    if kind == "trump":
+        if ev.get("suit") is None:
+            return None
+        return Text(t(lang, "ev.trump", suit=suit_symbol(ev["suit"])), style="bold")
+    if kind == "kitty_flip":
+        return Text(t(lang, "ev.kitty_flip", cards=cards(), seat=seat("dealer")))
+    if kind in ("tribute", "return"):
+        return Text(t(lang, f"ev.{kind}", seat=seat(), to=seat("to"), n=ev.get("n"),
+                      cards=cards()))
+    if kind == "tribute_cancelled":
+        return Text(t(lang, "ev.tribute_cancelled", seat=seat("giver")))
+    if kind == "kitty_shown":
+        return Text(t(lang, "ev.kitty_shown", cards=cards()))
+    if kind == "dry_pot":
+        return Text(t(lang, "ev.dry_pot"), style="bold")
+    if kind == "take_kitty":
+        return Text(t(lang, "ev.take_kitty", seat=seat(), cards=cards()))
+    if kind == "bury":
+        shown = cards() or f"{ev.get('n')}"
+        return Text(t(lang, "ev.bury", seat=seat(), cards=shown))
+    if kind == "bury_jokers":
+        return Text(t(lang, "ev.bury_jokers", seat=seat(), cards=cards(), take=cards("take")))
+    if kind == "pass" and "n" not in ev:
+        return Text(t(lang, "ev.pass_jokers", seat=seat()), style="dim")
+    if kind == "play" and "attempted" in ev:
+        return Text(t(lang, "ev.failed_throw", seat=seat(), cards=cards("attempted"),
+                      played=cards()), style="bold red")
+    if kind == "play_begins":
+        return Text(t(lang, "ev.play_begins", seat=seat("leader")))
+    if kind == "trick":
+        return Text(t(lang, "ev.trick", n=ev.get("trick"), seat=seat("winner"),
+                      p=ev.get("points")), style="dim" if not ev.get("points") else "")
+    if kind == "hand_end":
+        return Text(t(lang, "ev.hand_end", hand=ev.get("hand"), score=ev.get("score")),
+                    style="bold")
+    if kind == "match_end":
+        return Text(t(lang, "ev.match_end"), style="bold")
+    return None

@@ -1,0 +1,468 @@
+"""The terminal game played headless by key presses (Textual pilot)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gunzi.engine import cards as C
+from gunzi.engine import records
+from gunzi.engine.actions import Kind
+from gunzi.engine.match import Match, Phase
+from gunzi.engine.rules import preset
+from gunzi.engine.view import view
+from gunzi.tui.app import GunziApp, HandView
+from gunzi.tui.i18n import event_text
+from gunzi.tui.session import Session, stacked_first_deck
+
+from .driver import (
+    SIZE,
+    dealer_session,
+    hint_until,
+    move_cursor_to,
+    run,
+    screen_text,
+    summary_open,
+)
+
+
+def test_complete_hand_by_keys(tmp_path: Path) -> None:
+    """Declare BJ with d+Enter, bury six cards by cursor keys, try an illegal lead, play the
+    hand out with the hint key, read the summary; the saved record replays."""
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="zh", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            # Seat 0 drew BJ first and is asked at once.
+            assert app.turn is not None and app.turn.kind is Kind.DECLARE
+            assert "亮主" in app.texts["prompt"]
+            await pilot.press("d")
+            assert app.chosen() == [C.BJ]
+            await pilot.press("enter")
+            assert m.dealer == 0 and m.trump == 1  # hearts, from 3H
+            # Burying: 45 cards; choose six non-joker side cards by moving the cursor.
+            assert app.turn is not None and app.turn.kind is Kind.BURY
+            assert len(app.cards) == 45
+            # The six lowest side cards: a few key presses left of the first card, wrapping.
+            side = [i for i in app._display_order
+                    if not m.order.is_trump(app.cards[i])][-6:]
+            for i in side[:5]:
+                await move_cursor_to(pilot, app, i)
+                await pilot.press("space")
+            assert sorted(app.selected) == sorted(side[:5])
+            # LJ cannot join while the BJ is kept and only one place is left.
+            lj = app.cards.index(C.LJ)
+            await move_cursor_to(pilot, app, lj)
+            await pilot.press("space")
+            assert lj not in app.selected and len(app.selected) == 5
+            assert "big joker must be buried first" in app.status
+            # Enter with five cards: the engine's count error, nothing changes.
+            events = len(m.events)
+            await pilot.press("enter")
+            assert "must bury 6 cards, not 5" in app.status
+            assert len(m.events) == events and m.phase is Phase.BURY
+            await move_cursor_to(pilot, app, side[5])
+            await pilot.press("space")
+            buried = sorted(app.cards[i] for i in side)
+            await pilot.press("enter")
+            assert m.phase is not Phase.BURY
+            assert sorted(m.kitty) == buried or m.kitty_shown  # jokers may join it
+            # Others may bury jokers; then the dealer (seat 0) leads.
+            assert app.turn is not None and app.turn.kind is Kind.PLAY and not m.trick
+            # An illegal lead (BJ with LJ: not identical) shows the engine's text.
+            before = (len(m.events), list(m.hands[0]))
+            for card in (C.BJ, C.LJ):
+                await move_cursor_to(pilot, app, app.cards.index(card))
+                await pilot.press("space")
+            await pilot.press("enter")
+            assert "seat 0 leads LJ BJ" in app.status and "不合法" in app.status
+            assert (len(m.events), list(m.hands[0])) == before
+            assert len(app.selected) == 2  # the selection is kept for correction
+            app.save_screenshot(filename="gunzi-tui-play.svg", path=str(tmp_path))
+            await pilot.press("escape")
+            assert not app.selected
+            # Play the hand out: hint, then Enter.
+            await hint_until(pilot, app, lambda: summary_open(app))
+            assert m.results and session.summary is not None
+            summary = app.texts["summary"]
+            assert "第1局结束" in summary and "抓分方得分" in summary
+            assert str(m.results[0]["score"]) in summary
+            text = screen_text(app)
+            assert "第1局结束" in text
+            # The record was written when the hand ended, and replays.
+            record = tmp_path / "game.jsonl"
+            with record.open(encoding="utf-8") as fh:
+                rep = records.replay(records.read_lines(fh))
+            assert len(rep.hands) == 1 and rep.hands[0]["score"] == m.results[0]["score"]
+            head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
+            assert head["tui"]["unfinished"] is None
+            assert head["seats"][0] == "human"
+            # Enter continues: the next hand is dealt (dealer from the result).
+            await pilot.press("enter")
+            assert not summary_open(app)
+            assert m.hand_no == 2
+            await pilot.press("q")
+        assert app.return_value == record
+
+    run(body)
+    assert (tmp_path / "gunzi-tui-play.svg").exists()
+
+
+def test_bad_keys_change_nothing(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            state = (len(m.events), m.phase, list(m.hands[0]))
+            await pilot.press("x")
+            assert "Unknown key x" in app.status
+            await pilot.press("P")  # stop declaring asks: legal while drawing
+            assert m.phase is not Phase.DRAW  # the deal ran to its end without us
+            assert m.dealer != 0 or m.decl is None
+            state = (len(m.events), m.phase, list(m.hands[0]))
+            await pilot.press("P")
+            assert "Not dealing now" in app.status
+            await pilot.press("z", "1")
+            assert "Unknown key 1" in app.status
+            assert (len(m.events), m.phase, list(m.hands[0])) == state
+
+    run(body)
+
+
+def test_not_your_turn_and_pass_errors(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            await pilot.press("d", "enter")  # declare BJ: seat 0 buries next
+            assert app.turn is not None and app.turn.kind is Kind.BURY
+            events = len(m.events)
+            await pilot.press("p")  # a bury cannot be passed: the engine says why
+            assert "Illegal" in app.status and "expects bury" in app.status
+            await pilot.press("d")  # nothing to cycle when burying
+            assert "Nothing to cycle" in app.status
+            assert len(m.events) == events
+
+    run(body)
+
+
+def test_mouse_click_toggles_a_card(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="zh", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("d", "enter")
+            hand = app.query_one("#hand", HandView)
+            await pilot.pause()
+            y, x0, _, index = hand._hits[10]
+            # Hits are content coordinates; the click offset counts the padding and border.
+            dx = hand.content_region.x - hand.region.x
+            dy = hand.content_region.y - hand.region.y
+            await pilot.click("#hand", offset=(x0 + dx, y + dy))
+            assert index in app.selected and app.cursor == index
+            await pilot.click("#hand", offset=(x0 + dx, y + dy))
+            assert index not in app.selected
+
+    run(body)
+
+
+def test_language_toggle_and_counter(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="zh", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            assert "第1局" in app.texts["info"] and "亮主" in app.texts["prompt"]
+            assert "空格 选牌" in app.texts["keys"]
+            await pilot.press("l")
+            assert "Hand 1" in app.texts["info"] and "Declare?" in app.texts["prompt"]
+            assert "space select" in app.texts["keys"]
+            assert "Language: English" in app.status
+            await pilot.press("l")
+            assert "第1局" in app.texts["info"]
+            # The card counter, from seat 0's view: three decks minus the own hand.
+            assert not app.query_one("#counter").display
+            await pilot.press("c")
+            assert app.query_one("#counter").display
+            assert "记牌器" in app.texts["counter"]
+            counts = session.counter()
+            hand = session.match.hands[0]
+            assert all(counts[c] == 3 - hand[c] for c in range(C.NUM_TYPES))
+            await pilot.press("question_mark")
+            assert "按键" in screen_text(app)
+            await pilot.press("escape")
+            await pilot.press("c")
+            assert not app.query_one("#counter").display
+
+    run(body)
+
+
+def _snapshot(session: Session) -> tuple[Any, ...]:
+    m = session.match
+    return ([e.to_dict() for e in m.events], view(m, 0), m.to_act, m.phase)
+
+
+def _continue(session: Session, decisions: int) -> None:
+    """Make the human's decisions with the hint, bots in between (no UI)."""
+    for _ in range(decisions):
+        session.run_bots()
+        if session.summary is not None or session.over:
+            return
+        action = session.hint()
+        assert action is not None
+        assert session.human(action) is None
+
+
+def test_quit_saves_and_resume_continues_at_the_same_point(tmp_path: Path) -> None:
+    session = Session(preset("gunzi"), bots=["random"] * 3, seed=2024,
+                      record_path=tmp_path / "match.jsonl")
+    app = GunziApp(session, lang="en", delay=0)
+    saved: dict[str, Any] = {}
+
+    async def first() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await hint_until(pilot, app, lambda: len(session.match.tricks) >= 5)
+            saved["prompt"] = app.texts["prompt"]
+            saved["state"] = _snapshot(session)
+            await pilot.press("q")
+
+    run(first)
+    record = tmp_path / "match.jsonl"
+    assert app.return_value == record
+    head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
+    unfinished = head["tui"]["unfinished"]
+    assert unfinished["hand"] == 1 and unfinished["actions"][0]["type"] == "deal"
+    # The finished part is a valid engine record on its own (no hand finished yet).
+    with record.open(encoding="utf-8") as fh:
+        assert records.replay(records.read_lines(fh)).hands == []
+
+    resumed = Session.resume(record)
+    assert resumed.seed == 2024 and resumed.bot_names == ["random"] * 3
+    assert _snapshot(resumed) == saved["state"]
+    app2 = GunziApp(resumed, lang="en", delay=0)
+
+    async def second() -> None:
+        async with app2.run_test(size=SIZE) as pilot:
+            assert app2.texts["prompt"] == saved["prompt"]
+            await hint_until(pilot, app2, lambda: summary_open(app2))
+            await pilot.press("q")
+
+    run(second)
+    # Exactness: the original session, continued the same way, gives the same match.
+    _continue(session, 1000)
+    assert [e.to_dict() for e in resumed.match.events] == \
+        [e.to_dict() for e in session.match.events]
+    with record.open(encoding="utf-8") as fh:
+        rep = records.replay(records.read_lines(fh))
+    assert len(rep.hands) == 1
+
+
+def test_resume_after_finished_hands(tmp_path: Path) -> None:
+    """A record with finished hands and a hand in progress rebuilds the same match."""
+    session = Session(preset("gunzi"), bots=["random"] * 3, seed=7,
+                      record_path=tmp_path / "m.jsonl")
+    _continue(session, 1000)  # hand 1
+    assert session.summary is not None
+    session.acknowledge()
+    _continue(session, 20)  # into hand 2
+    session.save()
+    resumed = Session.resume(tmp_path / "m.jsonl", record_path=tmp_path / "copy.jsonl")
+    assert _snapshot(resumed) == _snapshot(session)
+    assert resumed.record_path == tmp_path / "copy.jsonl"
+
+
+def test_classic_hand_by_hint(tmp_path: Path) -> None:
+    """Classic 升级 with one deck: plays are checked with match.verify (not listed)."""
+    session = Session(preset("classic-1"), bots=["random"] * 3, seed=3,
+                      record_path=tmp_path / "c.jsonl")
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await hint_until(pilot, app, lambda: summary_open(app))
+            assert "Hand 1 is over" in app.texts["summary"]
+
+    run(body)
+    with (tmp_path / "c.jsonl").open(encoding="utf-8") as fh:
+        assert len(records.replay(records.read_lines(fh)).hands) == 1
+
+
+def test_bot_delay_shows_moves_one_by_one(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="en", delay=0.3)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("d", "enter")
+            assert app.turn is not None and app.turn.kind is Kind.BURY
+            await pilot.press("h", "enter")
+            # The human leads; bots answer with a timer each.
+            while session.match.phase is Phase.BURY_JOKERS or app.turn is None:
+                await pilot.pause(0.02)
+            await pilot.press("h", "enter")
+            assert len(session.match.trick) == 1  # only our card so far: bots wait
+            assert "Illegal" not in app.status
+            await pilot.press("space")
+            assert "Not your turn" in app.status
+            for _ in range(200):
+                if app.turn is not None:
+                    break
+                await pilot.pause(0.02)
+            assert app.turn is not None
+            assert len(session.match.tricks) == 1 or session.match.trick
+
+    run(body)
+
+
+def _later_hand(tmp_path: Path, dealer: int, seed: int) -> Session:
+    """A later hand of a round (levels 3/3) owing two tribute cards, seat ``dealer`` dealing."""
+    m = Match(preset("gunzi"), auto_deal=False, levels=(1, 1), dealer=dealer, blood=2)
+    return Session(bots=["random"] * 3, seed=seed, record_path=tmp_path / "t.jsonl", match=m)
+
+
+async def _pass_declaring(pilot: Any, app: GunziApp) -> None:
+    while app.turn is not None and app.turn.kind is Kind.DECLARE:
+        await pilot.press("p")
+
+
+def test_tribute_by_keys(tmp_path: Path) -> None:
+    """Seat 0 is the dealer's 上家: it must give its two biggest non-point cards."""
+    session = _later_hand(tmp_path, dealer=1, seed=4)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            await _pass_declaring(pilot, app)
+            assert m.tribute_kind == "normal" and m.payer == 0
+            assert app.turn is not None and app.turn.kind is Kind.TRIBUTE
+            assert "Tribute: give the dealer your 2 biggest" in app.texts["prompt"]
+            # The two smallest cards are not a tribute: the engine says which are due.
+            events = len(m.events)
+            for index in app._display_order[-2:]:
+                await move_cursor_to(pilot, app, index)
+                await pilot.press("space")
+            await pilot.press("enter")
+            assert "must give its 2 biggest non-point cards" in app.status
+            assert len(m.events) == events
+            await pilot.press("escape", "d")
+            choice = app.turn.choices()[0]
+            assert sorted(app.chosen()) == sorted(choice.cards)
+            await pilot.press("enter")
+            assert m.tribute_cards == choice.cards
+            assert m.phase not in (Phase.TRIBUTE, Phase.RETURN)
+            assert "Tribute 2 You→East" in app.texts["info"]
+
+    run(body)
+
+
+def test_return_by_keys(tmp_path: Path) -> None:
+    """Seat 0 deals and gets the tribute; only non-point side cards can be returned."""
+    session = _later_hand(tmp_path, dealer=0, seed=4)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            await _pass_declaring(pilot, app)
+            assert m.tribute_kind == "normal" and m.payee == 0
+            assert app.turn is not None and app.turn.kind is Kind.RETURN
+            assert "Return: choose 2 cards for West" in app.texts["prompt"]
+            point = next(i for i in app._display_order
+                         if C.POINTS[app.cards[i]] and not m.order.is_trump(app.cards[i]))
+            await move_cursor_to(pilot, app, point)
+            await pilot.press("space")
+            assert point not in app.selected
+            assert "Cannot select" in app.status and "not point cards" in app.status
+            await pilot.press("h")
+            assert len(app.selected) == 2
+            given = sorted(app.chosen())
+            await pilot.press("enter")
+            assert m.phase is not Phase.RETURN
+            assert m.hands[3][given[0]] >= 1
+            await pilot.press("s")
+            assert "Saved to" in app.status
+
+    run(body)
+    # A match that started mid-round resumes from its header's start and the side field.
+    record = tmp_path / "t.jsonl"
+    head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
+    assert head["start"] == {"levels": [1, 1], "dealer": 0, "blood": 2}
+    assert _snapshot(Session.resume(record)) == _snapshot(session)
+
+
+def test_match_end(tmp_path: Path) -> None:
+    """The last hand's summary says the match is over; q saves the whole match."""
+    session = Session(preset("gunzi"), bots=["random"] * 3, seed=1,
+                      record_path=tmp_path / "whole.jsonl")
+    while not session.over:
+        _continue(session, 1000)
+        if session.summary is not None and not session.over:
+            session.acknowledge()
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            assert summary_open(app)
+            assert "The match is over" in app.texts["summary"]
+            assert "Round over" in app.texts["summary"]
+            await pilot.press("enter")
+            assert "The match is over" in app.texts["prompt"]
+            await pilot.press("space")
+            assert "no decision" in app.status
+            await pilot.press("q")
+
+    run(body)
+    with (tmp_path / "whole.jsonl").open(encoding="utf-8") as fh:
+        rep = records.replay(records.read_lines(fh))
+    assert len(rep.hands) == session.match.hand_no and rep.match.over
+
+
+def test_event_texts_in_both_languages() -> None:
+    ev = {"type": "play", "seat": 1, "cards": ["3S"], "attempted": ["AS", "3S"], "trick": 2}
+    zh = event_text(ev, "zh")
+    en = event_text(ev, "en")
+    assert zh is not None and "甩牌失败" in zh.plain and "下家" in zh.plain
+    assert en is not None and "Failed throw by East" in en.plain
+    assert event_text({"type": "play", "seat": 1, "cards": ["3S"], "trick": 2}, "en") is None
+    trick = event_text({"type": "trick", "trick": 3, "winner": 0, "points": 20}, "en")
+    assert trick is not None and trick.plain == "Trick 3 won by You: 20 pts"
+
+
+def test_bury_jokers_by_keys(tmp_path: Path) -> None:
+    """A bot deals; seat 0 holds two BJ and a LJ and is asked whether to bury jokers."""
+    rules = preset("gunzi")
+    m = Match(rules, auto_deal=False, levels=(1, 1), dealer=1)
+    deck = stacked_first_deck(rules, 1, ["BJ BJ LJ", None, None, None])
+    session = Session(bots=["random"] * 3, seed=8, record_path=tmp_path / "j.jsonl", match=m,
+                      first_deck=deck)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("P")  # no declaring asks for us this deal
+            assert app.turn is not None and app.turn.kind is Kind.BURY_JOKERS
+            assert "Bury jokers?" in app.texts["prompt"]
+            events = len(m.events)
+            await move_cursor_to(pilot, app, app.cards.index(C.LJ))
+            await pilot.press("space", "enter")
+            assert "a big joker must be buried first" in app.status
+            assert len(m.events) == events
+            await pilot.press("escape", "d")
+            choice = app.turn.choices()[0]
+            assert choice.cards == (C.BJ,) and app.chosen() == [C.BJ]
+            assert "Bury jokers: bury BJ" in app.texts["prompt"]
+            await pilot.press("enter")
+            ev = next(e for e in reversed(m.events) if e.type == "bury_jokers")
+            assert ev.public["seat"] == 0 and ev.public["cards"] == ["BJ"]
+            assert "Jokers buried by You: BJ" in app.texts["log"]
+
+    run(body)
