@@ -221,9 +221,11 @@ def rules_cmd(
 
 def _register_subsystems() -> None:
     """Commands owned by other packages (terminal play, ...) add themselves here."""
+    from gunzi.arena.command import register as register_arena
     from gunzi.tui.command import register as register_tui
 
     register_tui(app)
+    register_arena(app)
 
 
 _register_subsystems()

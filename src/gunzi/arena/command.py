@@ -1,0 +1,224 @@
+"""``gunzi arena`` and ``gunzi bank``: call :func:`register` on the Typer app to add them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from gunzi.arena.bank import default_id, generated_bank, load_bank, make_bank
+from gunzi.arena.runner import ArenaConfig, parse_bots, run_arena
+from gunzi.arena.runner import Progress as RunProgress
+from gunzi.engine.errors import GunziError
+from gunzi.engine.rules import PRESETS, Ruleset, preset, with_overrides
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Override a rule option, e.g. -o follow=live"),
+]
+
+
+def _err() -> Console:
+    return Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    _err().print(f"[red]{message}[/red]", highlight=False)
+    return typer.Exit(2)
+
+
+def _rules(name: str, overrides: list[str] | None) -> Ruleset:
+    try:
+        return with_overrides(preset(name), overrides or [])
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    return "–" if x is None else f"{x:+.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    console = Console()
+    net = report["net_levels_per_hand"]
+    ci = net["ci95"]
+    console.rule(f"[bold]{report['bots']['A']}[/bold] (A) vs [bold]{report['bots']['B']}[/bold] "
+                 f"(B) — {report['rules']}, bank {report['bank']['id']}")
+    console.print(f"pairs {report['pairs']}, hands {report['hands']}, seed {report['seed']}, "
+                  f"time limit {report['time_limit']} s, fallback {report['fallback_bot']}")
+    ci_text = f"[{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else "–"
+    console.print(f"net levels per hand for A: [bold]{_fmt(net['mean'])}[/bold] 95% CI {ci_text}")
+    console.print(f"pair win rate {report['pair_win_rate']}, points margin "
+                  f"{_fmt(report['points_margin']['mean'], 2)}")
+    if report["sprt"]:
+        s = report["sprt"]
+        console.print(f"SPRT: [bold]{s['decision']}[/bold] after {s['pairs']} pairs "
+                      f"(LLR {s['llr']:.3f}, bounds {s['lower']:.3f} / {s['upper']:.3f})")
+    table = Table()
+    for col in ("bot", "hold (dealing)", "take (attacking)", "decisions", "p50 ms", "p95 ms",
+                "errors", "fallbacks"):
+        table.add_column(col)
+    for label in ("A", "B"):
+        lat = report["latency_ms"][label]
+        table.add_row(
+            f"{label}: {report['bots'][label]}",
+            str(report["hold_rate"]["dealer"][label]),
+            str(report["hold_rate"]["attackers"][label]),
+            str(report["decisions"][label]), str(lat["p50"]), str(lat["p95"]),
+            str(report["errors"][label]["total"]), str(report["fallbacks"][label]),
+        )
+    console.print(table)
+    console.print(f"{report['seconds']} s, {report['decisions_per_second']} decisions/s, "
+                  f"{report['workers']} worker(s)")
+
+
+class _Reporter:
+    """Progress on stderr: a rich bar on a terminal, else one line every ``every`` pairs."""
+
+    def __init__(self, total: int, every: int, quiet: bool) -> None:
+        self.total = total
+        self.every = every if every > 0 else max(25, total // 10)
+        self.quiet = quiet
+        self.bar: Progress | None = None
+        self.task: Any = None
+        if not quiet and sys.stderr.isatty():
+            self.bar = Progress(
+                TextColumn("arena"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[net]}"), TimeElapsedColumn(),
+                console=Console(stderr=True), transient=True,
+            )
+
+    def __enter__(self) -> _Reporter:
+        if self.bar is not None:
+            self.bar.start()
+            self.task = self.bar.add_task("pairs", total=self.total, net="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, p: RunProgress) -> None:
+        if self.quiet:
+            return
+        ci = f" ± {p.half_width:.4f}" if p.half_width is not None else ""
+        text = f"net {p.net:+.4f}{ci} lv/hand" + (f", SPRT {p.sprt}" if p.sprt else "")
+        if self.bar is not None:
+            self.bar.update(self.task, completed=p.done, net=text)
+        elif p.done % self.every == 0 or p.done == p.total:
+            sys.stderr.write(f"arena: {p.done}/{p.total} pairs, {text}, {p.seconds:.1f} s\n")
+            sys.stderr.flush()
+
+
+def arena(
+    bots: Annotated[str, typer.Option(
+        "--bots", help="Two bots A,B: registered names (e.g. random, rule, "
+        "search:rollouts=100) or 'cmd:COMMAND' for an external bot")],
+    rules: RulesOpt = "gunzi",
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Deal pairs to play (each deal "
+                                       "is played twice, seats swapped)")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the bots' random choices, and of the "
+                                      "deals when no --bank is given")] = 0,
+    workers: Annotated[int, typer.Option(help="Processes playing pairs in parallel "
+                                         "(results do not depend on it)")] = 1,
+    bank: Annotated[Path | None, typer.Option(help="Deal bank file (.jsonl); without it the "
+                                              "deals are generated from --seed")] = None,
+    offset: Annotated[int, typer.Option(help="First bank deal to play")] = 0,
+    sprt: Annotated[bool, typer.Option("--sprt", help="Stop early on an SPRT decision "
+                                       "(H0 Δ=0, H1 Δ=+0.05, α=β=0.05)")] = False,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per decision for "
+                                              "external bots")] = 2.0,
+    pairs: Annotated[Path | None, typer.Option("--pairs", help="Also write one JSON line per "
+                                               "deal pair here")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr")] = False,
+    progress_every: Annotated[int, typer.Option(help="Without a terminal: a progress line "
+                                                "every N pairs (0: auto)")] = 0,
+    option: OptionOpt = None,
+) -> None:
+    """Duplicate match: every deal twice, A at seats 0+2 then at 1+3; report A's net levels."""
+    ruleset = _rules(rules, option)
+    try:
+        specs = parse_bots(bots)
+        if deals < 1:
+            raise GunziError("--deals must be at least 1")
+        deal_bank = load_bank(bank) if bank is not None else generated_bank(
+            ruleset, offset + deals, seed)
+        deal_bank.check_rules(ruleset)
+        config = ArenaConfig(rules=ruleset, bots=specs, bank=deal_bank, deals=deals,
+                             offset=offset, seed=seed, workers=workers, time_limit=time_limit,
+                             sprt=sprt)
+        with _Reporter(deals, progress_every, quiet) as reporter:
+            report = run_arena(config, reporter, pairs)
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _emit_json(report)
+    else:
+        _print_report(report)
+
+
+def bank_make(
+    path: Annotated[Path, typer.Argument(help="File to write (.jsonl); must not exist")],
+    rules: RulesOpt = "gunzi",
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals")] = 2000,
+    seed: Annotated[int, typer.Option(help="Creation seed")] = 1,
+    bank_id: Annotated[str | None, typer.Option("--id", help="Bank id (default "
+                                                "<rules>-v<version>-<deals>)")] = None,
+    version: Annotated[int, typer.Option(help="Bank version")] = 1,
+    option: OptionOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the header as JSON")] = False,
+) -> None:
+    """Make a deal bank once; banks are never regenerated (make a new id or version)."""
+    ruleset = _rules(rules, option)
+    try:
+        made = make_bank(ruleset, deals, seed, path,
+                         bank_id=bank_id or default_id(ruleset, deals, version), version=version)
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _emit_json(dict(made.header))
+    else:
+        Console().print(f"wrote {path}: bank {made.id} v{made.version}, {len(made.deals)} deals, "
+                        f"rules {ruleset.name}, seed {seed}")
+
+
+def bank_info(
+    path: Annotated[Path, typer.Argument(help="A deal bank (.jsonl)")],
+    check_decks: Annotated[bool, typer.Option("--check-decks", help="Re-deal every deal and "
+                                              "compare the deck digests")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Verify a bank (header, digest, optionally every deck) and show its header."""
+    try:
+        loaded = load_bank(path, check_decks=check_decks)
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    out = {**loaded.header, "verified": True, "decks_checked": check_decks}
+    if as_json:
+        _emit_json(out)
+    else:
+        for key, value in out.items():
+            if key != "options":
+                Console().print(f"{key}: {value}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``arena`` and the ``bank`` group (``bank make``, ``bank info``) to ``app``."""
+    app.command(name="arena")(arena)
+    bank_app = typer.Typer(help="Deal banks for the arena: make once, verify, never regenerate.",
+                           no_args_is_help=True)
+    bank_app.command(name="make")(bank_make)
+    bank_app.command(name="info")(bank_info)
+    app.add_typer(bank_app, name="bank")
