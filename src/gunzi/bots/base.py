@@ -77,7 +77,7 @@ class Bot(ABC):
     def choose(self, decision: Decision, rng: random.Random) -> Action:
         """Answer one decision."""
 
-    def new_hand(self) -> None:
+    def new_hand(self) -> None:  # noqa: B027 (an optional hook, empty by default)
         """Forget per-hand memory (duplicate play resets bots between hands)."""
 
 
