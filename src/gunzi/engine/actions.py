@@ -46,9 +46,9 @@ class Action:
             object.__setattr__(self, "cards", tuple(sorted(self.cards)))
         if len(self.take) > 1:
             object.__setattr__(self, "take", tuple(sorted(self.take)))
-        if self.kind is Kind.DECLARE and self.cards and self.cards[0] < C.LJ:
-            if self.suit == self.cards[0] // 13:
-                object.__setattr__(self, "suit", -1)  # a level card names its own suit
+        level_card = self.kind is Kind.DECLARE and self.cards and self.cards[0] < C.LJ
+        if level_card and self.suit == self.cards[0] // 13:
+            object.__setattr__(self, "suit", -1)  # a level card names its own suit
 
     def to_dict(self) -> dict[str, Any]:
         """Record / wire form."""

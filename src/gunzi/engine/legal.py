@@ -81,10 +81,26 @@ class Selection:
         return self.action(chosen)
 
     def __iter__(self) -> Iterator[Action]:
-        avail = [(c, self.hand[c]) for c in range(NUM_TYPES) if self.hand[c]]
-        for combo in multiset_combinations(avail, self.count):
-            if self.completable(combo) and self.match.can_apply(self.action(combo)):
-                yield self.action(combo)
+        """Every legal choice, lazily, built so that each one yielded is legal."""
+        hand = self.hand
+        if self.kind is Kind.BURY:
+            avail = [(c, hand[c]) for c in range(NUM_TYPES) if hand[c]]
+            for combo in multiset_combinations(avail, self.count):
+                if self.completable(combo):
+                    yield self.action(combo)
+            return
+        # Return: exactly cap1 cards from the side tier, cap2 from the other non-point
+        # tier, cap3 from the rest ([I-6]); a product of three small choices.
+        side, other = self._tiers
+        pools = (
+            [(c, hand[c]) for c in sorted(side)],
+            [(c, hand[c]) for c in sorted(other)],
+            [(c, hand[c]) for c in range(NUM_TYPES) if hand[c] and c not in side | other],
+        )
+        for a in multiset_combinations(pools[0], self._caps[0]):
+            for b in multiset_combinations(pools[1], self._caps[1]):
+                for rest in multiset_combinations(pools[2], self._caps[2]):
+                    yield self.action(a + b + rest)
 
 
 _DECISION = {

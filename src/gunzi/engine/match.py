@@ -105,7 +105,8 @@ STATE_FIELDS = (
     "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
     "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
     "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
-    "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader", "level", "levels", "live",
+    "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader",
+    "level", "levels", "live",
     "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
     "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
     "trick", "trick_no", "tricks", "trump", "window",
@@ -867,6 +868,9 @@ class Match:
         """Raise the error :meth:`apply` would raise for ``action``; change nothing."""
         if not isinstance(action, Action):
             raise MalformedActionError(f"not an action: {action!r}")
+        for card in (*action.cards, *action.take):
+            if type(card) is not int or not 0 <= card < NUM_TYPES:
+                raise MalformedActionError(f"{action.kind.value}: {card!r} is not a card id 0..53")
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible")
         if action.kind not in PHASE_KIND[self.phase]:

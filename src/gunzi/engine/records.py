@@ -148,6 +148,7 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     match = start_match(head)
     out = Replay(head, match)
     pending: list[dict[str, Any]] = []  # events the engine made that the record must match
+    number = 0
     for number, event in enumerate(it, start=1):
         try:
             action = action_of(event)
@@ -176,7 +177,12 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
         if event["type"] == "hand_end":
             out.hands.append(event)
     if pending:
-        raise RecordError(f"the record stops before the engine's {pending[0]['type']!r} event")
+        raise RecordError(f"the record stops before the engine's {pending[0]['type']!r} event",
+                          number + 1)
+    if match.phase not in (Phase.DEAL, Phase.OVER):
+        raise RecordError(
+            f"the record stops in the middle of hand {match.hand_no}; records hold finished "
+            "hands only", number + 1)
     return out
 
 

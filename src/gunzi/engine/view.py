@@ -117,7 +117,7 @@ def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str,
     ``reveal`` shows everything, for events of a hand that is over.
     """
     if reveal:
-        return event.to_dict()
+        return {"type": event.type, "hand": event.hand, **event.public, **(event.secret or {})}
     allowed = seat is not None and seat in event.audience
     if event.private and not allowed:
         return None
@@ -147,7 +147,6 @@ def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any
             if ev.hand <= finished:
                 d = redact(ev, seat, reveal=True)
                 assert d is not None
-                d.pop("v", None)
             d["seq"] = seq
             out.append(d)
     return out
