@@ -868,9 +868,15 @@ class Match:
         """Raise the error :meth:`apply` would raise for ``action``; change nothing."""
         if not isinstance(action, Action):
             raise MalformedActionError(f"not an action: {action!r}")
-        for card in (*action.cards, *action.take):
-            if type(card) is not int or not 0 <= card < NUM_TYPES:
-                raise MalformedActionError(f"{action.kind.value}: {card!r} is not a card id 0..53")
+        for group in (action.cards, action.take):
+            try:
+                bad = bool(group) and (min(group) < 0 or max(group) >= NUM_TYPES)
+            except TypeError:
+                bad = True
+            if bad:
+                raise MalformedActionError(
+                    f"{action.kind.value}: {list(group)!r} holds something that is not a card "
+                    "id 0..53")
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible")
         if action.kind not in PHASE_KIND[self.phase]:
