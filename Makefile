@@ -1,4 +1,4 @@
-# Two entry points for a fresh machine: `make demo` (the main job) and `make test`.
+# Two entry points for a fresh machine: `make serve` (the web hall, the main job) and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -12,14 +12,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-.PHONY: setup demo test lint bench fast
+.PHONY: setup serve demo test lint bench fast
 setup: $(STAMP)
+
+# The web hall on SQLite (./data), at http://127.0.0.1:8000
+serve: $(STAMP)
+	$(VENV)/bin/gunzi serve
 
 demo: $(STAMP)
 	$(VENV)/bin/gunzi demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests scripts
 	$(VENV)/bin/mypy
 
 test: lint

@@ -1,0 +1,131 @@
+"""The FastAPI application: REST lobby and accounts, the WebSocket gateway, health, metrics,
+and the static web page.
+
+``create_app(settings)`` builds everything; the store is migrated (Alembic
+``upgrade head``) and live tables are restored at startup.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import structlog
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from gunzi.server import auth, lobby, ws
+from gunzi.server.auth import Accounts
+from gunzi.server.db import Store
+from gunzi.server.metrics import Metrics
+from gunzi.server.settings import Settings, from_env
+from gunzi.server.tables import Hall
+
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def configure_logging(settings: Settings) -> None:
+    level = getattr(logging, settings.log_level.upper(), logging.INFO)
+    processors: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Any = (structlog.processors.JSONRenderer() if settings.log_json
+                     else structlog.dev.ConsoleRenderer(colors=False))
+    structlog.configure(
+        processors=[*processors, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def _same_origin(request: Request, settings: Settings) -> bool:
+    """CSRF check for state-changing requests (Sec-Fetch-Site, then Origin vs Host)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not a browser cross-site request (those carry Origin on POST)
+    origin = origin.lower().rstrip("/")
+    if origin in (o.lower().rstrip("/") for o in settings.allowed_origins):
+        return True
+    if settings.public_url and origin == settings.public_url.lower().rstrip("/"):
+        return True
+    host = (request.headers.get("host") or "").lower()
+    return urlsplit(origin).netloc == host
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or from_env()
+    configure_logging(settings)
+    metrics = Metrics()
+    store = Store(settings)
+    accounts = Accounts(settings, store, metrics)
+    hall = Hall(settings, store, metrics)
+    accounts.on_revoke.append(hall.revoke_session)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await hall.startup()
+        try:
+            yield
+        finally:
+            await hall.shutdown()
+
+    app = FastAPI(title="Gunzi hall", version="1", lifespan=lifespan, docs_url="/api/docs",
+                  redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.store = store
+    app.state.accounts = accounts
+    app.state.hall = hall
+
+    @app.middleware("http")
+    async def guard(request: Request,
+                    call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if request.method in UNSAFE and not _same_origin(request, settings):
+            return JSONResponse({"detail": {"code": "cross_site",
+                                            "message": "cross-site request refused"}},
+                                status_code=403)
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if request.url.path.startswith("/api/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    app.include_router(auth.router)
+    app.include_router(lobby.router)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        def ping(session: Session) -> int:
+            return int(session.execute(text("SELECT 1")).scalar_one())
+
+        ok = await store.run(ping) == 1
+        return {"ok": ok, "tables": len(hall.tables),
+                "db": "sqlite" if settings.is_sqlite else "postgresql"}
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4")
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_ws(websocket: WebSocket, table_id: str) -> None:
+        await ws.table_socket(websocket, table_id)
+
+    static = settings.static_path
+    if static.is_dir():
+        app.mount("/", StaticFiles(directory=static, html=True), name="static")
+    return app

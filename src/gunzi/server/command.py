@@ -1,0 +1,86 @@
+"""CLI commands of the hall: ``serve`` and ``loadtest``; ``register(app)`` adds them to `gunzi`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` and ``loadtest`` to a Typer app (the `gunzi` command)."""
+
+    @app.command()
+    def serve(
+        host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+        database: Annotated[
+            str | None,
+            typer.Option(help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+                              "(default: SQLite in the data directory; env GUNZI_DATABASE)"),
+        ] = None,
+        data_dir: Annotated[
+            Path | None,
+            typer.Option(help="Data directory (default ./data or $GUNZI_DATA)"),
+        ] = None,
+        bot_delay: Annotated[
+            float | None, typer.Option(help="Seconds a bot waits before playing")
+        ] = None,
+        hand_pause: Annotated[
+            float | None, typer.Option(help="Seconds between a hand's end and the next deal")
+        ] = None,
+        away_after: Annotated[
+            float | None,
+            typer.Option(help="Seconds before a disconnected player's seat goes to the bot"),
+        ] = None,
+        clock: Annotated[
+            int | None, typer.Option(help="Default turn clock of new tables (0 = off)")
+        ] = None,
+        public_url: Annotated[
+            str | None, typer.Option(help="Public base URL (links, allowed Origin)")
+        ] = None,
+        allowed_origin: Annotated[
+            list[str] | None, typer.Option(help="Extra allowed Origin (repeatable)")
+        ] = None,
+        sqlite_sync: Annotated[
+            str | None, typer.Option(help="SQLite synchronous: FULL (default) or NORMAL")
+        ] = None,
+        log_json: Annotated[bool, typer.Option(help="JSON log lines")] = False,
+        log_level: Annotated[str, typer.Option(help="Log level")] = "info",
+    ) -> None:
+        """Run the web hall (FastAPI + uvicorn, WebSockets)."""
+        import uvicorn
+
+        from gunzi.server.app import create_app
+        from gunzi.server.settings import from_env
+
+        settings = from_env(
+            host=host, port=port, database_url=database, data_dir=data_dir,
+            bot_delay=bot_delay, hand_pause=hand_pause, away_after=away_after,
+            default_clock=clock, public_url=public_url,
+            allowed_origins=tuple(allowed_origin) if allowed_origin else None,
+            sqlite_synchronous=sqlite_sync, log_json=log_json or None, log_level=log_level,
+        )
+        uvicorn.run(
+            create_app(settings), host=settings.host, port=settings.port,
+            ws_max_size=settings.ws_max_size, ws_per_message_deflate=False,
+            ws_ping_interval=20.0, ws_ping_timeout=20.0, log_level=settings.log_level,
+            access_log=False, timeout_graceful_shutdown=5, lifespan="on",
+        )
+
+    @app.command()
+    def loadtest(
+        tables: Annotated[int, typer.Option(help="Bot tables to run")] = 10,
+        rate: Annotated[float, typer.Option(help="Actions per second per table")] = 1.0,
+        duration: Annotated[float, typer.Option(help="Seconds to measure")] = 30.0,
+        url: Annotated[str, typer.Option(help="Server base URL (loopback only)")] =
+            "http://127.0.0.1:8000",
+        preset: Annotated[str, typer.Option(help="Rule preset")] = "gunzi",
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    ) -> None:
+        """N tables of 4 WebSocket clients against a running hall; p50/p99 latency."""
+        from gunzi.server.loadtest import run_cli
+
+        raise typer.Exit(run_cli(tables=tables, rate=rate, duration=duration, url=url,
+                                 preset=preset, as_json=as_json))

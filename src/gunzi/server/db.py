@@ -1,0 +1,295 @@
+"""Storage: SQLAlchemy 2 models, the engine setup, and a small store run on worker threads.
+
+SQLite (default, a file in the data directory) or PostgreSQL (by URL). The
+schema is created by the Alembic migrations in ``migrations/``, run at startup.
+
+What is stored: users and sessions (token hashes only), tables and their seats,
+and for every accepted action the action itself (record form, the deal's seed
+included) with every event it produced in full. A table's match is rebuilt at
+startup by replaying its actions through the engine; the stored events are the
+audit trail the replay is checked against.
+
+Every method of :class:`Store` runs on the store's executor: one thread for
+SQLite (one writer, no lock contention), a few for PostgreSQL. ``await
+store.run(fn, ...)`` calls ``fn(session, ...)`` there, in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from gunzi.server.settings import Settings
+
+T = TypeVar("T")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(32))  # display name
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)  # lower-case, for login
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    guest: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class SessionRow(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 hex of the token
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+    revoked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class TableRow(Base):
+    __tablename__ = "game_tables"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    code: Mapped[str | None] = mapped_column(String(16), unique=True, nullable=True)
+    name: Mapped[str] = mapped_column(String(64))
+    public: Mapped[bool] = mapped_column(Boolean)
+    preset: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # Ruleset.options() + name
+    clock: Mapped[int] = mapped_column(Integer)
+    max_hands: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # open/playing/finished/abandoned
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    header: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # record header
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    n_actions: Mapped[int] = mapped_column(Integer, default=0)
+    n_events: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+    __table_args__ = (Index("ix_actions_client", "table_id", "user_id", "cid", unique=True),)
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)  # 1-based, per table
+    seat: Mapped[int] = mapped_column(Integer)  # -1: the dealing machine
+    source: Mapped[str] = mapped_column(String(16))  # player/bot/auto/server
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    cid: Mapped[str | None] = mapped_column(String(64), nullable=True)  # client message id
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)  # Action.to_dict()
+    v_end: Mapped[int] = mapped_column(Integer)  # match event count after the action
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    v: Mapped[int] = mapped_column(Integer, primary_key=True)
+    n: Mapped[int] = mapped_column(Integer)  # the action that produced it
+    hand: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)  # Event.to_dict(): public and secret
+    audience: Mapped[str] = mapped_column(String(16))  # seats, e.g. "0,2"
+    private: Mapped[bool] = mapped_column(Boolean)
+
+
+# ---------------------------------------------------------------------------- engine
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = settings.db_url
+    if url.startswith("sqlite"):
+        if url.startswith("sqlite:///") and ":memory:" not in url:
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        sync = settings.sqlite_synchronous.upper()
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute(f"PRAGMA synchronous={sync}")
+            cur.execute("PRAGMA busy_timeout=10000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_size=max(2, settings.db_threads), pool_pre_ping=True)
+
+
+def migrate(engine: Engine) -> None:
+    """Alembic ``upgrade head`` on this engine (programmatic; no alembic.ini needed)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+class Store:
+    """The database, reached from the event loop through worker threads."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = make_engine(settings)
+        threads = 1 if settings.is_sqlite else max(1, settings.db_threads)
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="gunzi-db")
+        self._batch: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
+        self._draining = False
+        self._drainer: asyncio.Task[None] | None = None
+
+    def migrate(self) -> None:
+        migrate(self.engine)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(session, *args)`` in one transaction, on the calling thread."""
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            return fn(session, *args)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self.call, fn, *args)
+
+    async def commit(self, *args: Any) -> None:
+        """:func:`commit_action` with group commit: actions of different tables that arrive
+        while a transaction is being written share the next transaction (one fsync). Each
+        caller returns only once its own action is committed; a failed group is retried
+        one action at a time, so one table's failure is not another's."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._batch.append((args, done))
+        if not self._draining:
+            self._draining = True
+            self._drainer = loop.create_task(self._drain())
+        await done
+
+    async def _drain(self) -> None:
+        try:
+            while self._batch:
+                batch, self._batch = self._batch[:MAX_GROUP], self._batch[MAX_GROUP:]
+                try:
+                    await self.run(_commit_group, [args for args, _ in batch])
+                except Exception as exc:
+                    if len(batch) == 1:
+                        _settle(batch[0][1], exc)
+                        continue
+                    for args, fut in batch:
+                        try:
+                            await self.run(commit_action, *args)
+                        except Exception as one:
+                            _settle(fut, one)
+                        else:
+                            _settle(fut, None)
+                    continue
+                for _, fut in batch:
+                    _settle(fut, None)
+        finally:
+            self._draining = False
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.engine.dispose()
+
+
+MAX_GROUP = 64  # actions per group commit
+
+
+def _settle(fut: asyncio.Future[None], exc: BaseException | None) -> None:
+    if fut.done():
+        return
+    if exc is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(exc)
+
+
+def now() -> float:
+    return time.time()
+
+
+# ------------------------------------------------------------------ queries (sync)
+
+
+def commit_action(
+    session: Session,
+    table_id: str,
+    action: dict[str, Any],
+    events: list[dict[str, Any]],
+    table: dict[str, Any],
+) -> None:
+    """One accepted action, its events and the table's new counters: one transaction."""
+    session.execute(insert(ActionRow), [action])
+    if events:
+        session.execute(insert(EventRow), events)
+    session.execute(update(TableRow).where(TableRow.id == table_id).values(**table))
+
+
+def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
+    """Several tables' actions in one transaction (at most one action per table)."""
+    if len(items) == 1:
+        commit_action(session, *items[0])
+        return
+    session.execute(insert(ActionRow), [action for _, action, _, _ in items])
+    events = [e for _, _, evs, _ in items for e in evs]
+    if events:
+        session.execute(insert(EventRow), events)
+    session.execute(update(TableRow), [{"id": tid, **table} for tid, _, _, table in items])
+
+
+def load_actions(session: Session, table_id: str) -> list[ActionRow]:
+    rows = session.scalars(
+        select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.n)
+    )
+    return list(rows)
+
+
+def load_events(session: Session, table_id: str, start: int = 1) -> list[EventRow]:
+    rows = session.scalars(
+        select(EventRow)
+        .where(EventRow.table_id == table_id, EventRow.v >= start)
+        .order_by(EventRow.v)
+    )
+    return list(rows)

@@ -1,0 +1,57 @@
+"""Prometheus metrics of one hall (its own registry, so several apps can live in one process)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.actions = Counter(
+            "gunzi_actions_total", "Actions applied, by source", ["source"], registry=r
+        )
+        self.rejected = Counter(
+            "gunzi_actions_rejected_total", "Actions refused, by reason", ["reason"], registry=r
+        )
+        self.duplicates = Counter(
+            "gunzi_actions_duplicate_total", "Repeated client messages re-acknowledged",
+            registry=r,
+        )
+        self.commit_seconds = Histogram(
+            "gunzi_commit_seconds", "Time to commit one action and its events",
+            buckets=LATENCY_BUCKETS, registry=r,
+        )
+        self.action_seconds = Histogram(
+            "gunzi_action_seconds",
+            "From a player's action received to every frame queued (validate, commit, views)",
+            buckets=LATENCY_BUCKETS, registry=r,
+        )
+        self.bot_seconds = Histogram(
+            "gunzi_bot_seconds", "Time a bot took to choose", buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.tables = Gauge("gunzi_tables", "Live tables, by status", ["status"], registry=r)
+        self.sockets = Gauge("gunzi_websockets", "Open WebSockets", registry=r)
+        self.ws_messages = Counter(
+            "gunzi_ws_messages_total", "Client WebSocket messages, by type", ["type"], registry=r
+        )
+        self.ws_closed = Counter(
+            "gunzi_ws_closed_total", "WebSockets closed by the server, by code", ["code"],
+            registry=r,
+        )
+        self.frames = Counter("gunzi_ws_frames_total", "Frames sent to clients", registry=r)
+        self.timeouts = Counter(
+            "gunzi_clock_timeouts_total", "Turn clocks that ran out", registry=r
+        )
+        self.logins = Counter(
+            "gunzi_logins_total", "Login attempts, by outcome", ["outcome"], registry=r
+        )
+        self.restored = Counter(
+            "gunzi_tables_restored_total", "Tables rebuilt from the database at startup",
+            registry=r,
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

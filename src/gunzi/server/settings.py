@@ -1,0 +1,134 @@
+"""Server settings: one frozen object, from defaults, the environment and command-line flags.
+
+Every knob a test or an operator may turn is here, so the rest of the server
+reads ``settings.x`` and never the environment. Environment variables are
+``GUNZI_<NAME>`` (e.g. ``GUNZI_DATA``, ``GUNZI_DATABASE``, ``GUNZI_BOT_DELAY``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Argon2id cost profiles (argon2-cffi parameters). "owasp" is the OWASP minimum
+# (19 MiB, t=2, p=1, ~57 ms a verify on the reference 2-core box); "cheapest" is
+# for tests only.
+ARGON2_PROFILES = ("owasp", "rfc9106-low", "cheapest")
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("data")
+    database_url: str | None = None  # default: sqlite:///<data_dir>/gunzi.sqlite3
+    # SQLite durability: FULL survives an OS crash / power loss too; NORMAL survives a
+    # process crash (kill -9) only. See docs/server.md.
+    sqlite_synchronous: str = "FULL"
+    db_threads: int = 4  # worker threads for PostgreSQL; SQLite always uses one writer thread
+
+    # Table pacing (seconds).
+    bot_delay: float = 0.6  # before a bot (or 托管) move outside the drawing phase
+    hand_pause: float = 4.0  # between a hand's end and the next deal
+    away_after: float = 15.0  # a seated player with no socket: bot takes over after this
+    abandon_after: float = 1800.0  # a table nobody is connected to is closed after this
+    default_clock: int = 30  # turn clock of new tables (0 = off)
+    max_clock: int = 600
+
+    # Limits.
+    ws_max_size: int = 8192  # bytes of one client frame
+    ws_rate_messages: int = 300  # per socket, per window (pings are free)
+    ws_rate_window: float = 20.0
+    ws_queue: int = 512  # frames waiting for a slow socket before it is dropped
+    chat_max_len: int = 200
+    chat_rate_messages: int = 5
+    chat_rate_window: float = 10.0
+    chat_history: int = 50
+    max_tables: int = 2000  # live tables in the hall
+    max_tables_per_user: int = 5  # open or playing tables a user may own
+    login_failures_per_user: int = 10  # per 10 minutes
+    login_failures_per_ip: int = 50
+    accounts_per_ip_hour: int = 100  # guests and registrations from one non-loopback address
+    hash_concurrency: int = 2  # password hashes computed at once (a CPU cap)
+
+    # Accounts.
+    argon2_profile: str = "owasp"
+    session_days: int = 30
+    cookie_name: str = "gunzi_session"
+    cookie_secure: bool = False  # set when served over https (behind a TLS proxy)
+
+    # The hall's own origins are always allowed; extra ones (e.g. a dev server) here.
+    allowed_origins: tuple[str, ...] = ()
+    public_url: str | None = None  # base of shareable links; default: the request's own
+    bot: str = "rule"  # bot for bot seats, 托管 and hints (falls back to "random")
+    static_dir: Path | None = None  # default: the package's static/ directory
+    log_json: bool = False
+    log_level: str = "info"
+
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def db_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'gunzi.sqlite3').resolve()}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.db_url.startswith("sqlite")
+
+    @property
+    def static_path(self) -> Path:
+        return self.static_dir or Path(__file__).parent / "static"
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(f"GUNZI_{name.upper()}")
+    return value if value not in (None, "") else None
+
+
+def from_env(**overrides: Any) -> Settings:
+    """Defaults, then ``GUNZI_*`` variables, then ``overrides`` (flags); None means unset."""
+    base = Settings()
+    values: dict[str, Any] = {}
+    data = _env("data")
+    if data:
+        values["data_dir"] = Path(data)
+    db = _env("database")
+    if db:
+        values["database_url"] = db
+    for f in dataclasses.fields(Settings):
+        if f.name in ("data_dir", "database_url", "extra", "allowed_origins"):
+            continue
+        text = _env(f.name)
+        if text is None:
+            continue
+        current = getattr(base, f.name)
+        if isinstance(current, bool):
+            values[f.name] = text.lower() in ("1", "true", "yes", "on")
+        elif isinstance(current, int):
+            values[f.name] = int(text)
+        elif isinstance(current, float):
+            values[f.name] = float(text)
+        elif isinstance(current, Path) or f.name == "static_dir":
+            values[f.name] = Path(text)
+        else:
+            values[f.name] = text
+    origins = _env("allowed_origins")
+    if origins:
+        values["allowed_origins"] = tuple(o.strip() for o in origins.split(",") if o.strip())
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    settings = dataclasses.replace(base, **values)
+    if settings.argon2_profile not in ARGON2_PROFILES:
+        raise ValueError(
+            f"argon2 profile {settings.argon2_profile!r}; valid: {', '.join(ARGON2_PROFILES)}"
+        )
+    if settings.sqlite_synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
+        raise ValueError("sqlite_synchronous must be FULL, NORMAL or EXTRA")
+    return settings

@@ -1,0 +1,157 @@
+// The lobby: quick play, join by room code, create a table (preset, options, public or
+// private), and the list of public tables (sit or watch).
+
+import * as API from "./api.js";
+import { t, applyI18n, getLang } from "./i18n.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+
+const $ = (id) => document.getElementById(id);
+let RULES = null;
+let COUNTER_OPTION = false; // the server takes {counter: false} (a table without 记牌器)
+
+/** Whether the server's create-table body has a field (read from its OpenAPI schema). */
+async function createTableHas(field) {
+  const r = await API.api("/api/openapi.json");
+  const props = r.ok && r.data && r.data.components && r.data.components.schemas
+    && r.data.components.schemas.CreateTable && r.data.components.schemas.CreateTable.properties;
+  return !!(props && field in props);
+}
+
+function tableUrl(id, watch = false) {
+  return `/table.html?t=${encodeURIComponent(id)}${watch ? "&watch=1" : ""}`;
+}
+
+async function quickPlay() {
+  const btn = $("btn-quick");
+  btn.disabled = true;
+  try {
+    if (!(await ensureGuest())) return;
+    const preset = $("quick-preset").value;
+    const r = await API.quickplay({ preset });
+    if (!r.ok) { toast(r.error, "error"); return; }
+    location.href = tableUrl(r.data.id);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+async function joinCode(e) {
+  e.preventDefault();
+  const code = $("code-input").value.trim();
+  if (!code) return;
+  const r = await API.tableByCode(code);
+  if (!r.ok) { toast(t("no_table_with_code"), "error"); return; }
+  location.href = tableUrl(r.data.id);
+}
+
+function presetOptions(select, selected = "gunzi") {
+  clear(select);
+  const names = RULES ? Object.keys(RULES.presets) : ["gunzi", "classic-1", "classic-2", "classic-3"];
+  for (const name of names) select.append(h("option", { value: name, selected: name === selected }, t("preset_" + name)));
+}
+
+function renderOptions() {
+  const box = clear($("rule-options"));
+  if (!RULES) return;
+  const preset = $("create-preset").value;
+  const defaults = RULES.presets[preset] || {};
+  for (const [key, opt] of Object.entries(RULES.options)) {
+    if (key === "game" || key === "decks") continue;
+    const sel = h("select", { name: key, dataset: { option: key } });
+    for (const v of opt.values) {
+      const text = String(v);
+      sel.append(h("option", { value: JSON.stringify(v), selected: v === defaults[key] }, text + (v === defaults[key] ? " ✓" : "")));
+    }
+    box.append(h("label.option", { title: opt.doc || "" },
+      h("span.opt-name", key + (opt.clause ? ` [${opt.clause}]` : "")), sel,
+      opt.doc ? h("small.opt-doc", opt.doc) : null));
+  }
+}
+
+async function createTable(e) {
+  e.preventDefault();
+  if (!(await ensureGuest())) return;
+  const preset = $("create-preset").value;
+  const defaults = (RULES && RULES.presets[preset]) || {};
+  const options = {};
+  for (const sel of document.querySelectorAll("#rule-options select")) {
+    const v = JSON.parse(sel.value);
+    if (v !== defaults[sel.dataset.option]) options[sel.dataset.option] = v;
+  }
+  const body = {
+    preset,
+    options,
+    public: $("create-public").checked,
+    clock: Number($("create-clock").value),
+    max_hands: Number($("create-hands").value) || 0,
+  };
+  if (COUNTER_OPTION && !$("create-counter").checked) body.counter = false;
+  const name = $("create-name").value.trim();
+  if (name) body.name = name;
+  if ($("create-sit").checked) body.seat = 0;
+  const r = await API.createTable(body);
+  if (!r.ok) { $("create-error").textContent = r.error; return; }
+  location.href = tableUrl(r.data.id);
+}
+
+function seatsText(info) {
+  return info.seats.map((s) => (s.kind === "empty" ? "○" : s.kind === "bot" ? "◆" : "●")).join("");
+}
+
+async function refreshTables() {
+  const r = await API.tables();
+  const box = clear($("tables"));
+  if (!r.ok) { box.append(h("li.note", r.error)); return; }
+  const list = r.data.tables || [];
+  if (!list.length) { box.append(h("li.note.empty", t("no_public_tables"))); return; }
+  for (const info of list) {
+    const free = info.seats.filter((s) => s.kind === "empty").length;
+    box.append(h("li.table-item", { dataset: { id: info.id } },
+      h("div.t-main",
+        h("b.t-name", info.name),
+        h("span.chip", t("preset_" + info.preset)),
+        h("span.chip." + info.status, t("status_" + info.status)),
+        info.status === "playing" && info.hand_no ? h("span.note", t("hand_no_short", { n: info.hand_no })) : null),
+      h("div.t-seats", { title: t("seats_title") }, seatsText(info), " ",
+        h("span.note", info.spectators ? t("n_watching", { n: info.spectators }) : "")),
+      h("div.t-actions",
+        info.status === "open" && free ? h("a.button.small.primary", { href: tableUrl(info.id) }, t("join")) : null,
+        h("a.button.small", { href: tableUrl(info.id, true) }, t("watch")))));
+  }
+}
+
+async function main() {
+  applyI18n(document);
+  document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
+  await loadMe();
+  accountBar($("account"));
+  const r = await API.rules();
+  if (r.ok) RULES = r.data;
+  COUNTER_OPTION = await createTableHas("counter");
+  $("counter-option").hidden = !COUNTER_OPTION;
+  presetOptions($("quick-preset"));
+  presetOptions($("create-preset"));
+  renderOptions();
+  langSwitch($("btn-lang"), () => {
+    const q = $("quick-preset").value;
+    const c = $("create-preset").value;
+    presetOptions($("quick-preset"), q);
+    presetOptions($("create-preset"), c);
+    refreshTables();
+    document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
+  });
+  $("create-preset").addEventListener("change", renderOptions);
+  $("btn-quick").addEventListener("click", quickPlay);
+  $("code-form").addEventListener("submit", joinCode);
+  $("create-form").addEventListener("submit", createTable);
+  $("create-public").addEventListener("change", () => {
+    $("private-note").hidden = $("create-public").checked;
+  });
+  $("btn-refresh").addEventListener("click", refreshTables);
+  refreshTables();
+  setInterval(() => { if (!document.hidden) refreshTables(); }, 5000);
+  account.listeners.push(() => refreshTables());
+  document.body.dataset.ready = "1";
+}
+
+main();

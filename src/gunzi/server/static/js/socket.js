@@ -1,0 +1,159 @@
+// The table WebSocket (/ws/tables/{id}): hello/resync, reconnect with backoff, acts and
+// hints matched to their replies by id, and a client-side rate limit under the server's.
+
+const RATE_LIMIT = 240; // messages per window (the server closes a socket past 300 / 20 s)
+const RATE_WINDOW = 20000;
+
+let counter = 0;
+const newId = (p) => `${p}${Date.now().toString(36)}${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export class TableSocket {
+  /**
+   * handlers: onFrame(frame), onStatus(state, detail) with state in
+   * "connecting" | "open" | "closed" | "gone".
+   */
+  constructor(tableId, { watch = false, onFrame, onStatus } = {}) {
+    this.tableId = tableId;
+    this.watch = watch;
+    this.onFrame = onFrame || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.lastSeq = null;
+    this.ws = null;
+    this.retry = 0;
+    this.stopped = false;
+    this.pending = new Map(); // id -> {resolve, timer}
+    this.sent = []; // send times, for the rate limit
+    this.queue = [];
+    this.flushTimer = null;
+    this.pingTimer = null;
+    this.syncing = false;
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss://" : "ws://";
+    return `${proto}${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${this.watch ? "?watch=1" : ""}`;
+  }
+
+  connect() {
+    this.stopped = false;
+    this.onStatus("connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.onStatus("open");
+      this.raw({ t: "hello", last_seq: this.lastSeq });
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.raw({ t: "ping" }), 25000);
+    };
+    ws.onmessage = (m) => {
+      let f;
+      try { f = JSON.parse(m.data); } catch { return; }
+      if (f.t === "events" && !f.resync && this.lastSeq != null && f.events && f.events.length
+          && f.events[0].seq !== this.lastSeq + 1) {
+        if (!this.syncing) this.resync(); // a gap: fetch the missing events, render nothing past it
+        return;
+      }
+      if (f.t === "snapshot" || f.resync) this.syncing = false;
+      if (f.t === "events" || f.t === "snapshot") {
+        if (typeof f.seq === "number") this.lastSeq = f.seq;
+      }
+      if ((f.t === "ack" || f.t === "hint") && f.id && this.pending.has(f.id)) {
+        const p = this.pending.get(f.id);
+        this.pending.delete(f.id);
+        clearTimeout(p.timer);
+        p.resolve(f);
+      }
+      this.onFrame(f);
+    };
+    ws.onclose = (ev) => {
+      clearInterval(this.pingTimer);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      for (const [, p] of this.pending) { clearTimeout(p.timer); p.resolve({ t: "ack", ok: false, error: { code: "closed", message: "connection lost" } }); }
+      this.pending.clear();
+      this.queue = [];
+      // 1008 "logged out", 1001 "table closed", 4xxx: do not hammer the server.
+      const final = this.stopped || ev.code === 1001 || (ev.code === 1008 && /logged out/.test(ev.reason || ""));
+      if (final) { this.onStatus("gone", ev.reason || String(ev.code)); return; }
+      // 1013 "too slow" and network drops: reconnect; hello with last_seq resyncs.
+      this.onStatus("closed", ev.reason || String(ev.code));
+      const delay = Math.min(10000, 500 * 2 ** this.retry++);
+      setTimeout(() => { if (!this.stopped) this.connect(); }, delay);
+    };
+  }
+
+  close() {
+    this.stopped = true;
+    clearInterval(this.pingTimer);
+    if (this.ws) this.ws.close(1000, "bye");
+  }
+
+  /** Re-bind after taking or leaving a seat: the per-seat numbering changes, so no last_seq. */
+  rehello() {
+    this.lastSeq = null;
+    this.send({ t: "hello", last_seq: null });
+  }
+
+  resync() {
+    this.syncing = true;
+    this.send({ t: "sync", last_seq: this.lastSeq });
+  }
+
+  raw(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
+  /** Send through the rate limit (messages beyond it wait their turn). */
+  send(msg) {
+    this.queue.push(msg);
+    this.flush();
+  }
+
+  flush() {
+    clearTimeout(this.flushTimer);
+    while (this.queue.length) {
+      const now = Date.now();
+      while (this.sent.length && this.sent[0] < now - RATE_WINDOW) this.sent.shift();
+      if (this.sent.length >= RATE_LIMIT) {
+        this.flushTimer = setTimeout(() => this.flush(), this.sent[0] + RATE_WINDOW - now + 20);
+        return;
+      }
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.queue = []; return; }
+      this.sent.push(now);
+      this.raw(this.queue.shift());
+    }
+  }
+
+  request(kind, body, timeoutMs = 12000, id = newId(kind[0])) {
+    const msg = { t: kind, id, ...body };
+    return new Promise((resolve) => {
+      // No answer in 4 s: send the same message again (same id: the server applies it once).
+      const again = setTimeout(() => { if (this.pending.has(id)) this.send(msg); }, 4000);
+      const timer = setTimeout(() => {
+        clearTimeout(again);
+        this.pending.delete(id);
+        resolve({ t: kind === "act" ? "ack" : "hint", ok: false, action: null, error: { code: "timeout", message: "no answer from the server" } });
+      }, timeoutMs);
+      this.pending.set(id, { resolve: (f) => { clearTimeout(again); resolve(f); }, timer });
+      this.send(msg);
+    });
+  }
+
+  /** A decision in the engine's record form, e.g. {type: "play", cards: ["KH", "KH"]}. */
+  async act(action) {
+    const id = newId("a");
+    let r = await this.request("act", { action }, 12000, id);
+    if (!r.ok && r.error && r.error.code === "server_error") {
+      r = await this.request("act", { action }, 12000, id); // not stored: resend, same id
+    }
+    if (!r.ok && r.error && ["out_of_turn", "stale"].includes(r.error.code)) this.resync();
+    return r;
+  }
+
+  hint() { return this.request("hint", {}); }
+
+  chat(text) { this.send({ t: "chat", text }); }
+
+  auto(on) { this.send({ t: "auto", on }); }
+}

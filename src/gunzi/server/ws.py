@@ -1,0 +1,248 @@
+"""The WebSocket gateway: ``/ws/tables/{table_id}`` (see docs/protocol.md).
+
+Per socket: the handshake's ``Origin`` must be the hall's own (or listed in
+settings); frames are text JSON of at most ``ws_max_size`` bytes (close 1009);
+at most ``ws_rate_messages`` messages per ``ws_rate_window`` seconds, pings
+free (close 1008); a socket that cannot keep up with its frames is dropped
+(close 1013) and resyncs on reconnect. One writer task per socket sends the
+frames the table queues, so a slow client never blocks a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import deque
+from typing import Any
+from urllib.parse import urlsplit
+
+import structlog
+from fastapi import WebSocket
+from pydantic import ValidationError
+from starlette.responses import Response
+from starlette.websockets import WebSocketDisconnect
+
+from gunzi.server.auth import Accounts, Principal
+from gunzi.server.metrics import Metrics
+from gunzi.server.protocol import (
+    CLIENT_MESSAGE,
+    Act,
+    AutoMessage,
+    ChatMessage,
+    Hello,
+    HintRequest,
+    Sync,
+    dumps,
+)
+from gunzi.server.settings import Settings
+from gunzi.server.tables import Hall, Table, TableError, where
+
+log = structlog.get_logger("gunzi.ws")
+
+
+def origin_allowed(headers: Any, settings: Settings) -> bool:
+    """The Origin of a browser handshake must be this server (or an allowed origin).
+
+    Non-browser clients send no Origin; browsers always do on WebSockets, which is
+    what cross-site WebSocket hijacking needs, so a missing Origin is accepted.
+    """
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().lower()
+    if origin in (o.lower().rstrip("/") for o in settings.allowed_origins):
+        return True
+    if settings.public_url and origin == settings.public_url.lower().rstrip("/"):
+        return True
+    parts = urlsplit(origin)
+    host = (headers.get("host") or "").strip().lower()
+    return parts.scheme in ("http", "https") and bool(host) and parts.netloc == host
+
+
+class RateLimit:
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.times: deque[float] = deque()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        cutoff = now - self.window
+        while self.times and self.times[0] < cutoff:
+            self.times.popleft()
+        if len(self.times) >= self.limit:
+            return False
+        self.times.append(now)
+        return True
+
+
+class Client:
+    """One socket: implements :class:`gunzi.server.tables.Conn`."""
+
+    def __init__(self, ws: WebSocket, principal: Principal | None, watch: bool,
+                 settings: Settings, metrics: Metrics) -> None:
+        self.ws = ws
+        self.user_id = principal.user_id if principal else None
+        self.name = principal.name if principal else None
+        self.session_id = principal.session_id if principal else None
+        self.watch = watch
+        self.views = True
+        self.seat: int | None = None
+        self.limit = settings.ws_queue
+        self.metrics = metrics
+        self.queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        self.closing = False
+
+    def send(self, text: str) -> None:
+        if self.closing:
+            return
+        if self.queue.qsize() >= self.limit:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.close(1013, "too slow: reconnect and resync")
+            return
+        self.queue.put_nowait(text)
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        self.metrics.ws_closed.labels(str(code)).inc()
+        self.queue.put_nowait((code, reason))
+
+    async def writer(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, tuple):
+                with contextlib.suppress(Exception):
+                    await self.ws.close(item[0], item[1])
+                return
+            try:
+                await self.ws.send_text(item)
+            except Exception:
+                self.closing = True
+                return
+
+
+async def _deny(websocket: WebSocket, status: int) -> None:
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(Response(status_code=status))
+    else:
+        await websocket.close(code=1008)
+
+
+def _error(code: str, message: str, **extra: Any) -> str:
+    return dumps({"t": "error", "code": code, "message": message, **extra})
+
+
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    app = websocket.app
+    hall: Hall = app.state.hall
+    settings: Settings = app.state.settings
+    accounts: Accounts = app.state.accounts
+    metrics: Metrics = app.state.metrics
+    if not origin_allowed(websocket.headers, settings):
+        log.info("ws_origin_refused", table=table_id)
+        metrics.ws_closed.labels("403").inc()
+        await _deny(websocket, 403)
+        return
+    table = hall.get(table_id) or hall.by_code(table_id)
+    if table is None:
+        await _deny(websocket, 404)
+        return
+    token = websocket.cookies.get(settings.cookie_name)
+    if not token:
+        auth = websocket.headers.get("authorization", "")
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+    principal = await accounts.resolve(token)
+    watch = websocket.query_params.get("watch", "") in ("1", "true", "yes")
+    await websocket.accept()
+    client = Client(websocket, principal, watch, settings, metrics)
+    metrics.sockets.inc()
+    writer = asyncio.create_task(client.writer())
+    try:
+        await _serve(websocket, client, table, settings, metrics)
+    except WebSocketDisconnect:
+        pass
+    except Exception as exc:
+        log.error("ws_failed", table=table.id, **where(exc))
+        client.close(1011, "server error")
+    finally:
+        await table.detach(client)
+        client.close(1000, "bye")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, timeout=2.0)
+        metrics.sockets.dec()
+
+
+async def _serve(websocket: WebSocket, client: Client, table: Table, settings: Settings,
+                 metrics: Metrics) -> None:
+    limiter = RateLimit(settings.ws_rate_messages, settings.ws_rate_window)
+    max_size = settings.ws_max_size
+    greeted = False
+    while not client.closing:
+        msg = await websocket.receive()
+        if msg["type"] == "websocket.disconnect":
+            return
+        text = msg.get("text")
+        if text is None:
+            client.close(1003, "text frames only")
+            return
+        if len(text) > max_size or len(text.encode("utf-8")) > max_size:
+            client.close(1009, f"frames are at most {max_size} bytes")
+            return
+        try:
+            data = json.loads(text)
+        except ValueError:
+            client.close(1007, "not JSON")
+            return
+        if not isinstance(data, dict):
+            client.close(1007, "a message is a JSON object")
+            return
+        if data.get("t") == "ping" and len(data) == 1:
+            client.send('{"t":"pong"}')
+            continue
+        if not limiter.allow():
+            log.info("ws_rate_limited", table=table.id, seat=client.seat)
+            client.close(1008, "rate limit exceeded")
+            return
+        try:
+            parsed = CLIENT_MESSAGE.validate_python(data)
+        except ValidationError as exc:
+            errors = exc.errors()
+            where = ".".join(str(x) for x in errors[0]["loc"]) if errors else ""
+            what = errors[0]["msg"] if errors else "invalid"
+            client.send(_error("bad_message", f"{where}: {what}"[:300],
+                               id=data.get("id") if isinstance(data.get("id"), str) else None))
+            continue
+        metrics.ws_messages.labels(parsed.t).inc()
+        if isinstance(parsed, Hello):
+            await table.attach(client, parsed.last_seq, parsed.views)
+            greeted = True
+            continue
+        if not greeted:
+            client.send(_error("hello_first", "send {\"t\": \"hello\"} first"))
+            continue
+        if isinstance(parsed, Sync):
+            await table.resync(client, parsed.last_seq)
+        elif isinstance(parsed, Act):
+            await table.act(client, parsed.id, parsed.action, parsed.seq)
+        elif isinstance(parsed, HintRequest):
+            try:
+                action = await table.hint(client.seat)
+                client.send(dumps({"t": "hint", "id": parsed.id, "action": action}))
+            except TableError as exc:
+                client.send(dumps({"t": "hint", "id": parsed.id, "action": None,
+                                   "error": {"code": exc.code, "message": exc.message}}))
+        elif isinstance(parsed, ChatMessage):
+            err = await table.say(client, parsed.text)
+            if err is not None:
+                client.send(_error(err, {
+                    "login_required": "sign in (a guest is fine) to chat",
+                    "empty": "empty message",
+                    "chat_rate": "too many messages; wait a few seconds",
+                }.get(err, err)))
+        elif isinstance(parsed, AutoMessage):
+            await table.set_auto(client, parsed.on)

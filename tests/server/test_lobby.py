@@ -1,0 +1,163 @@
+"""Lobby REST: tables, seats, bots, start, quick play, records, health and metrics."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gunzi.engine import records
+from gunzi.server.tables import CODE_ALPHABET
+
+from .util import cookie_guest, recv
+
+
+def test_rules_health_metrics_and_static(client: TestClient) -> None:
+    rules = client.get("/api/rules").json()
+    assert set(rules["presets"]) >= {"gunzi", "classic-1", "classic-2", "classic-3"}
+    assert "follow" in rules["options"] and "rule" in rules["bots"]
+    assert client.get("/healthz").json()["ok"] is True
+    text = client.get("/metrics").text
+    assert "gunzi_actions_total" in text and "gunzi_websockets" in text
+    assert "<html" in client.get("/").text.lower()
+    assert "<html" in client.get("/table.html").text.lower()
+
+
+def test_create_list_code_and_seats(client: TestClient) -> None:
+    alice, bob = cookie_guest(client), cookie_guest(client)
+    r = client.post("/api/tables", json={"preset": "classic-2", "name": "Open <b>table</b>",
+                                         "options": {"kitty_multiplier": "linear"},
+                                         "clock": 20, "seat": 0}, headers=alice)
+    assert r.status_code == 201, r.text
+    pub = r.json()
+    assert pub["public"] and pub["code"] is None and pub["clock"] == 20
+    assert pub["rules"]["kitty_multiplier"] == "linear"
+    assert pub["seats"][0]["kind"] == "human" and pub["status"] == "open"
+    assert pub["link"].endswith(f"/table.html?t={pub['id']}")
+    priv = client.post("/api/tables", json={"preset": "gunzi", "public": False},
+                       headers=alice).json()
+    assert len(priv["code"]) == 8 and set(priv["code"]) <= set(CODE_ALPHABET)
+    listed = [t["id"] for t in client.get("/api/tables").json()["tables"]]
+    assert pub["id"] in listed and priv["id"] not in listed
+    assert client.get(f"/api/tables/code/{priv['code']}").json()["id"] == priv["id"]
+    assert client.get(f"/api/tables/code/{priv['code'].lower()}").json()["id"] == priv["id"]
+    assert client.get("/api/tables/code/NOSUCH22").status_code == 404
+
+    tid = pub["id"]
+    assert client.post(f"/api/tables/{tid}/seats/0", headers=bob).status_code == 409  # taken
+    assert client.post(f"/api/tables/{tid}/seats/1", headers=bob).status_code == 200
+    assert client.post(f"/api/tables/{tid}/seats/2", headers=bob).status_code == 409  # seated
+    assert client.post(f"/api/tables/{tid}/start", headers=alice).status_code == 409  # empty
+    carol = cookie_guest(client)
+    r = client.put(f"/api/tables/{tid}/seats/2/bot", json={"bot": "rule"}, headers=carol)
+    assert r.status_code == 403  # not at the table
+    r = client.put(f"/api/tables/{tid}/seats/2/bot", json={"bot": "search"}, headers=bob)
+    assert r.status_code == 400
+    r = client.put(f"/api/tables/{tid}/seats/2/bot", json={"bot": "rule"}, headers=bob)
+    assert r.json()["seats"][2] == {"seat": 2, "kind": "bot", "name": "rule", "bot": "rule",
+                                    "connected": True, "auto": False}
+    assert client.delete(f"/api/tables/{tid}/seats/2/bot", headers=alice).status_code == 200
+    assert client.delete(f"/api/tables/{tid}/seats/1", headers=alice).status_code == 403
+    assert client.delete(f"/api/tables/{tid}/seats/1", headers=bob).status_code == 200
+    for seat in (1, 2, 3):
+        client.put(f"/api/tables/{tid}/seats/{seat}/bot", json={"bot": "random"}, headers=alice)
+    assert client.post(f"/api/tables/{tid}/start", headers=carol).status_code == 403
+    r = client.post(f"/api/tables/{tid}/start", headers=alice)
+    assert r.status_code == 200 and r.json()["status"] == "playing"
+    assert client.post(f"/api/tables/{tid}/seats/1", headers=carol).status_code == 409
+    assert client.delete(f"/api/tables/{tid}/seats/0", headers=alice).status_code == 409
+    # The table's name is kept as text (a page renders it as text, never as HTML).
+    assert client.get(f"/api/tables/{tid}").json()["name"] == "Open <b>table</b>"
+
+
+def test_bad_requests(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    assert client.post("/api/tables", json={"preset": "poker"}, headers=alice).status_code == 400
+    r = client.post("/api/tables", json={"options": {"follow": "sideways"}}, headers=alice)
+    assert r.status_code == 400 and "follow" in r.json()["detail"]["message"]
+    r = client.post("/api/tables", json={"options": {"nonsense": 1}}, headers=alice)
+    assert r.status_code == 400
+    assert client.post("/api/tables", json={"clock": 100000}, headers=alice).status_code == 400
+    assert client.post("/api/tables", json={"extra": 1}, headers=alice).status_code == 422
+    assert client.get("/api/tables/nope").status_code == 404
+
+
+def test_table_quota(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(max_tables_per_user=2)
+    alice = cookie_guest(client)
+    for _ in range(2):
+        assert client.post("/api/tables", json={}, headers=alice).status_code == 201
+    assert client.post("/api/tables", json={}, headers=alice).status_code == 429
+
+
+def _play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
+    """Play seat 0 by hints until the table finishes; return every frame."""
+    frames: list[dict[str, Any]] = []
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
+        ws.send_json({"t": "hello"})
+        n = 0
+        while True:
+            f = ws.receive_json()
+            frames.append(f)
+            if f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0:
+                ws.send_json({"t": "hint"})
+            elif f["t"] == "hint" and f["action"] is not None:
+                n += 1
+                ws.send_json({"t": "act", "id": f"m{n}", "action": f["action"]})
+            elif f["t"] == "ack":
+                assert f["ok"], f
+            elif f["t"] == "table" and f["table"]["status"] == "finished":
+                return frames
+
+
+def test_quickplay_and_record(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    r = client.post("/api/quickplay", json={"preset": "classic-1", "max_hands": 2},
+                    headers=alice)
+    assert r.status_code == 201, r.text
+    t = r.json()
+    assert t["status"] == "playing" and t["seat"] == 0 and t["ws"] == f"/ws/tables/{t['id']}"
+    assert [s["kind"] for s in t["seats"]] == ["human", "bot", "bot", "bot"]
+    # Mid-hand the record holds no event of the hand in play (its secrets stay secret).
+    mid = client.get(f"/api/tables/{t['id']}/record").text.splitlines()
+    assert len(mid) == 1 and json.loads(mid[0])["type"] == "header"
+    hint = client.get(f"/api/tables/{t['id']}/hint", headers=alice)
+    assert hint.status_code in (200, 409)
+    _play_out(client, t["id"], alice)
+    lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
+    replay = records.replay(lines)
+    assert len(replay.hands) == 2
+    deals = [e for e in lines if e["type"] == "deal"]
+    assert deals
+    for d in deals:  # P5: the commitment published at the deal is SHA-256 of the seed
+        assert d["commitment"] == hashlib.sha256(d["seed"].to_bytes(32, "big")).hexdigest()
+        assert 0 <= d["seed"] < 2**256
+    assert len({d["seed"] for d in deals}) == len(deals)
+    info = client.get(f"/api/tables/{t['id']}").json()
+    assert info["status"] == "finished" and info["hands_played"] == 2
+
+
+def test_hint_endpoint_and_websocket_hint(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice).json()
+    with client.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        while True:
+            f = recv(ws, ("events", "snapshot"))
+            if f["turn"]["seat"] == 0:
+                break
+        r = client.get(f"/api/tables/{t['id']}/hint", headers=alice)
+        assert r.status_code == 200
+        action = r.json()["action"]
+        assert action["type"] in ("declare", "pass", "bury", "play")
+        ws.send_json({"t": "hint", "id": "q1"})
+        h = recv(ws, "hint")
+        assert h["id"] == "q1" and h["action"]["type"] == action["type"]
+        ws.send_json({"t": "act", "id": "x1", "action": h["action"]})
+        ack = recv(ws, "ack")
+        assert ack["ok"] and ack["id"] == "x1"
+    bob = cookie_guest(client)
+    assert client.get(f"/api/tables/{t['id']}/hint", headers=bob).status_code == 409
