@@ -60,7 +60,10 @@ def play_hand(page: Any, name: str, shots: Path, *, touch: bool,
         if page.locator("#summary[open]").count():
             break
         if manual_pass and page.locator("#autopass:checked").count():
-            page.click("#autopass")  # pass by hand while drawing: exercises the pass button
+            try:  # pass by hand while drawing: exercises the pass button
+                page.click("#autopass", timeout=2000)
+            except Exception:  # re-rendered under the pointer: the next loop tries again
+                continue
         hint = page.locator("#btn-hint:not([disabled])")
         if not hint.count():
             page.wait_for_timeout(60)
