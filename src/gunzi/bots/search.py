@@ -1,0 +1,449 @@
+"""The ``search`` bot: determinized Monte Carlo (PIMC) over the hidden cards.
+
+For a 打滚子 play decision it
+
+1. reads what its seat knows (:func:`gunzi.bots.determinize.knowledge`: played cards,
+   shown voids and shapes, a known kitty, declarations, the tribute it gave, the
+   return it made);
+2. picks candidate plays: every legal play when there are few, else the rule bot's
+   play, the plays the fast kernel policy chooses on a few sampled deals, and a spread
+   of own-hand plays (lowest and highest of each suit class and shape, cheapest and
+   strongest winning plays, discards with and without points);
+3. repeatedly samples a deal of the unseen cards consistent with that knowledge and
+   plays every candidate out to the end of the hand, all candidates on the same deals:
+   with ``policy="rule"`` the rule bot plays the rollouts, every seat seeing only what
+   it would see (:mod:`gunzi.bots.rollout_rule`), for ``rule_tricks`` tricks and then
+   the fast kernel finishes (:mod:`gunzi.bots.rollout`, numba-compiled when numba is
+   installed), or the rule bot to the end once the seat holds ``endgame`` cards or
+   fewer; with ``policy="kernel"`` the kernel plays everything;
+4. scores each end with the A8 table: net levels for its team (kitty jokers included)
+   plus a small weight on the attackers' score margin. With rule rollouts this is
+   rollout-based policy improvement over the rule bot: its play stands unless another
+   candidate's mean advantage over the same deals exceeds ``confidence`` standard
+   errors (candidates that cannot catch up are dropped early). With kernel rollouts
+   the best mean wins.
+
+The budget is a number of rollouts per decision (``rollouts``) and optionally a wall
+clock limit (``time_limit`` seconds), whichever ends first; at least one deal is always
+sampled. All randomness comes from the generator passed to :meth:`SearchBot.choose`, so
+with a rollout budget (no time limit) the same decision and generator state give the
+same action, whatever the other seats really hold.
+
+Every other decision (declaring, tribute, return, bury, joker burying, classic play) goes
+to the rule bot when :mod:`gunzi.bots.rule` is available, else to simple heuristics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gunzi.bots import rollout_rule
+from gunzi.bots.base import Bot, Decision
+from gunzi.bots.determinize import RETURNED, Knowledge, knowledge, sample
+from gunzi.bots.rollout import (
+    TR,
+    Backend,
+    Compact,
+    Outcome,
+    Tables,
+    backend,
+    k_best,
+    k_dump,
+    k_key,
+    tables_for,
+)
+from gunzi.engine import actions as A
+from gunzi.engine import cards as C
+from gunzi.engine.actions import Action, Kind
+from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.order import order_for
+
+try:  # the rule bot is optional: the search bot works without it
+    from gunzi.bots.rule import RuleBot as _RuleBot
+except ImportError:  # pragma: no cover - depends on what is installed
+    _RuleBot = None  # type: ignore[assignment,misc]
+
+
+class SearchBot(Bot):
+    """PIMC over sampled deals with fast rollouts; see the module docstring."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        *,
+        rollouts: int = 150,
+        time_limit: float | None = 0.8,
+        max_candidates: int = 6,
+        policy: str = "auto",
+        rule_tricks: int | None = 4,
+        endgame: int = 12,
+        search_cards: int | None = None,
+        min_deals: int = 6,
+        confidence: float = 1.0,
+        point_weight: float = 0.25,
+        votes: int = 6,
+        backend_name: str = "auto",
+        use_rule_bot: bool = True,
+    ) -> None:
+        """``rollouts``: rollouts per decision (all candidates together); ``time_limit``:
+        seconds per decision (None: no limit); ``policy``: who plays the rollouts,
+        ``rule`` (the rule bot for ``rule_tricks`` tricks, then the kernel), ``kernel``,
+        or ``auto`` (rule when the rule bot is available), to the end of the hand once the
+        seat holds at most ``endgame`` cards. Plays are searched only once the seat holds at
+        most ``search_cards`` cards (default: 12 with rule rollouts, where the gain is in
+        the endgame and the kitty capture; every play with kernel rollouts); earlier plays
+        are the rule bot's. With a rule bot, its play is the default: another candidate
+        is played only if its mean advantage over the same deals exceeds ``confidence``
+        standard errors; candidates that cannot catch up are dropped after ``min_deals``
+        deals. ``backend_name`` picks the kernel's backend (``auto``: numba if installed
+        and the kernel plays the rollouts, else plain Python; resolved on first use)."""
+        if rollouts < 1:
+            raise ValueError("rollouts must be at least 1")
+        if policy not in ("auto", "rule", "kernel"):
+            raise ValueError("policy must be 'auto', 'rule' or 'kernel'")
+        self.rollouts = rollouts
+        self.time_limit = time_limit
+        self.max_candidates = max(1, max_candidates)
+        self.rule_tricks = rule_tricks
+        self.endgame = endgame
+        self.min_deals = max(1, min_deals)
+        self.confidence = confidence
+        self.point_weight = point_weight
+        self.votes = votes
+        self.backend_name = backend_name
+        self._backend: Backend | None = None
+        self.rule: Bot | None = None
+        if use_rule_bot and _RuleBot is not None:
+            try:
+                self.rule = _RuleBot()
+            except Exception:  # pragma: no cover - a broken rule bot must not stop us
+                self.rule = None
+        if policy == "auto":
+            policy = "rule" if self.rule is not None and rollout_rule.available() else "kernel"
+        if policy == "rule" and not rollout_rule.available():
+            raise ValueError("policy 'rule' needs gunzi.bots.rule")
+        self.policy = policy
+        if search_cards is None:
+            search_cards = 12 if policy == "rule" else 99
+        self.search_cards = search_cards
+        self.memory: list[tuple[int, tuple[Card, ...], int]] = []
+        self.stats: dict[str, Any] = {}  # figures of the last searched decision
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            name = self.backend_name
+            if name == "auto" and self.policy == "rule":
+                name = "python"  # the kernel does little here: spare the numba start-up
+            self._backend = backend(name)
+        return self._backend
+
+    def new_hand(self) -> None:
+        self.memory = []
+        if self.rule is not None:
+            self.rule.new_hand()
+
+    # ------------------------------------------------------------------ choose
+    def choose(self, decision: Decision, rng: random.Random) -> Action:
+        self.stats = {}
+        if (decision.kind is Kind.PLAY and decision.rules.is_gunzi and decision.actions
+                and len(decision.actions) > 1 and sum(decision.hand) <= self.search_cards):
+            return self.search(decision, rng)
+        action = self._delegate(decision, rng)
+        if decision.kind is Kind.RETURN:
+            payer = decision.view["tribute"]["from"]
+            if payer is not None and payer >= 0:
+                self.memory.append((payer, action.cards, RETURNED))
+        return action
+
+    def _delegate(self, decision: Decision, rng: random.Random) -> Action:
+        if self.rule is not None:
+            try:
+                action = self.rule.choose(decision, rng)
+                if decision.check(action) is None:
+                    return action
+            except Exception:  # pragma: no cover - fall back to our own heuristics
+                pass
+        return fallback_action(decision, rng)
+
+    # ------------------------------------------------------------------ search
+    def search(self, decision: Decision, rng: random.Random) -> Action:
+        start = time.perf_counter()
+        assert decision.actions is not None
+        seat = decision.seat
+        view = decision.view
+        rules = decision.rules
+        know = knowledge(decision, self.memory)
+        tables = tables_for(know.order.level, know.order.trump, rules.permanent_twos)
+        trick = [C.parse_many(p["cards"]) for p in view["trick"]["plays"]]
+        tricks = view["tricks"]
+        dealer = view["dealer"]
+        leader = view["trick"]["leader"]
+        points = view["points"]
+        last = tricks[-1]["winner"] if tricks else -1
+        dry_pot = view["kitty"]["dry_pot"]
+        live = rules.follow == "live"
+        history = [
+            [((t["leader"] + i) % 4, tuple(C.parse_many(p))) for i, p in enumerate(t["plays"])]
+            for t in tricks
+        ]
+
+        def position(rng: random.Random) -> Compact:
+            deal = sample(know, rng)
+            return Compact(tables, deal.hands, deal.kitty, dealer, leader, trick, points, last,
+                           dry_pot=dry_pot, live=live)
+
+        cands = self.candidates(decision, know, tables, position, rng)
+        if len(cands) == 1:
+            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
+                          "seconds": time.perf_counter() - start}
+            return cands[0]
+        team = seat % 2
+        use_rule = self.policy == "rule"
+        rule_tricks = None if sum(decision.hand) <= self.endgame else self.rule_tricks
+
+        def run(pos: Compact, i: int) -> float:
+            p = pos.copy()
+            p.play(cands[i].cards)
+            if use_rule:
+                public = dry_pot or BJ in pos.kitty or LJ in pos.kitty
+                out = rollout_rule.rule_rollout(p, history, rules, know.order, public,
+                                                rule_tricks, self.backend)
+            else:
+                out, _ = p.play_out(self.backend)
+            return self.value(out, team, dealer)
+
+        best, values, deals, done = self._race(len(cands), position, run, rng, start, use_rule)
+        self.stats = {
+            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": self.policy,
+            "seconds": time.perf_counter() - start, "chosen": best,
+            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
+                       for a, v in zip(cands, values, strict=True) if v},
+        }
+        return cands[best]
+
+    def _race(self, n: int, deal: Callable[[random.Random], Any],
+              run: Callable[[Any, int], float], rng: random.Random, start: float,
+              keep_first: bool) -> tuple[int, list[list[float]], int, int]:
+        """Roll out ``n`` candidates on the same sampled deals until the budget is spent.
+
+        Returns (chosen index, values per candidate, deals, rollouts). With
+        ``keep_first`` candidate 0 is the default: another one is chosen only if its mean
+        advantage over the same deals exceeds ``confidence`` standard errors, and
+        candidates that cannot catch up are dropped after ``min_deals`` deals; otherwise
+        the best mean wins."""
+        deadline = None if self.time_limit is None else start + self.time_limit
+        values: list[list[float]] = [[] for _ in range(n)]
+        active = list(range(n))
+        deals = 0
+        done = 0
+        while deals == 0 or (
+            done + len(active) <= self.rollouts
+            and (deadline is None or time.perf_counter() < deadline)
+            and len(active) > 1
+        ):
+            state = deal(rng)
+            for i in active:
+                values[i].append(run(state, i))
+            done += len(active)
+            deals += 1
+            if keep_first and deals >= self.min_deals:
+                active = [i for i in active if i == 0 or _upper(values[i], values[0]) > 1e-9]
+        best = 0
+        if keep_first:
+            if deals >= self.min_deals:
+                edge = 0.0
+                for i in active[1:]:
+                    mean, se = _paired(values[i], values[0])
+                    if mean > self.confidence * se and mean > edge:
+                        best, edge = i, mean
+        else:
+            means = [sum(v) / len(v) for v in values]
+            best = max(range(n), key=lambda i: (means[i], -i))
+        return best, values, deals, done
+
+    def value(self, out: Outcome, team: int, dealer: int) -> float:
+        """A hand's end for ``team``: net levels plus a little of the score margin."""
+        margin = (out.score - 120) / 100
+        attackers = 1 - dealer % 2
+        return out.net_levels(team) + self.point_weight * (
+            margin if team == attackers else -margin)
+
+    # -------------------------------------------------------------- candidates
+    def candidates(self, decision: Decision, know: Knowledge, tables: Tables,
+                   position: Any, rng: random.Random) -> list[Action]:
+        """The plays worth searching (all of them when there are few), the rule bot's
+        play first when there is a rule bot."""
+        assert decision.actions is not None
+        actions = list(decision.actions)
+        legal = {a.cards: a for a in actions}
+        ordered: list[tuple[Card, ...]] = []
+        if self.rule is not None:
+            with contextlib.suppress(Exception):  # the rule bot's choice is only a hint
+                ordered.append(self.rule.choose(decision, rng).cards)
+        if len(actions) <= self.max_candidates:
+            ordered += [a.cards for a in actions]
+        else:
+            votes: Counter[tuple[Card, ...]] = Counter()
+            pos = None
+            for _ in range(self.votes):
+                pos = position(rng)
+                votes[pos.policy_play(self.backend)] += 1
+            ordered += [p for p, _ in votes.most_common()]
+            if pos is None:
+                pos = position(rng)
+            ordered += own_hand_plays(pos, decision.seat, tables)
+        out: list[Action] = []
+        seen: set[tuple[Card, ...]] = set()
+        for p in ordered:
+            if p in legal and p not in seen:
+                seen.add(p)
+                out.append(legal[p])
+                if len(out) >= self.max_candidates:
+                    break
+        return out or actions[:1]
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of the paired differences a - b (over the deals b has)."""
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0.0, 0.0
+    d = [a[i] - b[i] for i in range(n)]
+    mean = sum(d) / n
+    if n < 2:
+        return mean, 0.0
+    var = sum((x - mean) ** 2 for x in d) / (n - 1)
+    return mean, (var / n) ** 0.5
+
+
+def _upper(a: Sequence[float], b: Sequence[float]) -> float:
+    """An optimistic bound on a's advantage over b: mean + 2 standard errors."""
+    mean, se = _paired(a, b)
+    return mean + 2.0 * se
+
+
+def own_hand_plays(pos: Compact, seat: int, t: Tables) -> list[tuple[Card, ...]]:
+    """A spread of plays judged from the own hand and the trick only (sorted tuples)."""
+    hand = pos.hand(seat)
+    cls, power = t.cls, t.power
+    out: list[tuple[Card, ...]] = []
+    if pos.tl == 0:
+        for k in (0, 1, 2, 3, TR):
+            mine = [c for c in t.order.class_cards[k] if hand[c]]
+            if not mine:
+                continue
+            low = min(mine, key=lambda c: k_key(c, cls, power, t.points, 0))
+            out.append((mine[-1],))  # strongest single
+            out.append((low,))
+            for n in (3, 2):
+                shaped = [c for c in mine if hand[c] >= n]
+                if shaped:
+                    out.append((shaped[-1],) * n)
+                    out.append((shaped[0],) * n)
+        return out
+    n = pos.tn
+    led = cls[pos.trick[0]]
+    _, bc, bp = k_best(pos.trick, pos.tl, pos.tn, cls, power)
+    held = sum(hand[c] for c in t.order.class_cards[led])
+    beat = []
+    bk = led if held >= n and bc == led else TR if held == 0 and led != TR else -1
+    if bk >= 0:
+        beat = [c for c in t.order.class_cards[bk]
+                if hand[c] >= n and not (bc == bk and power[c] <= bp)]
+    if beat:
+        out.append((beat[0],) * n)
+        out.append((beat[-1],) * n)
+    for feed in (0, 1):
+        buf = [-1, -1, -1]
+        k_dump(pos.hands, pos.ncls, cls, power, t.points, t.members, t.mlen, seat, led, n,
+               int(pos.live), feed, -1, buf)
+        out.append(tuple(sorted(buf[:n])))
+    return out
+
+
+# ------------------------------------------------------------ fallback heuristics
+
+
+def fallback_action(d: Decision, rng: random.Random) -> Action:
+    """Plain heuristics for every decision, used when the rule bot is not available."""
+    seat = d.seat
+    view = d.view
+    hand = list(d.hand)
+    if d.kind is Kind.PLAY and d.actions:
+        return min(d.actions, key=lambda a: (sum(POINTS[c] for c in a.cards), a.cards))
+    if d.kind is Kind.DECLARE and d.actions:
+        declares = [a for a in d.actions if a.kind is Kind.DECLARE]
+        if not declares:
+            return d.actions[0]
+        if view["first_hand"] and d.rules.is_gunzi:
+            return declares[0]
+
+        def suit_len(a: Action) -> int:
+            s = a.suit if a.suit >= 0 else a.cards[0] // 13
+            return sum(hand[s * 13 + r] for r in range(13))
+
+        best = max(declares, key=lambda a: (suit_len(a), len(a.cards)))
+        drawn = sum(hand)
+        if suit_len(best) * 4 >= max(drawn, 1) + 2 or best.cards[0] >= LJ:
+            return best
+        return A.pass_(seat)
+    if d.kind is Kind.BURY_JOKERS:
+        return A.pass_(seat)
+    if d.kind in (Kind.BURY, Kind.RETURN):
+        order = _order(d)
+        chosen: list[Card] = []
+        for _ in range(d.count):
+            opts = _options(d, chosen)
+            left = [hand[c] - chosen.count(c) for c in range(NUM_TYPES)]
+
+            def key(c: Card, left: list[int] = left) -> tuple[int, int, int, int]:
+                trump = order.cls[c] == TR
+                suit = 99 if trump else sum(left[x] for x in order.class_cards[order.cls[c]])
+                return (c >= LJ, POINTS[c] > 0, trump, suit * 100 + order.power[c])
+
+            chosen.append(min(opts, key=key))
+        action = A.bury(seat, chosen) if d.kind is Kind.BURY else A.return_(seat, chosen)
+        return action if d.check(action) is None else d.sample(rng)
+    if d.actions:
+        return d.actions[0]
+    return d.sample(rng)
+
+
+def _order(d: Decision) -> Any:
+    view = d.view
+    level = C.RANKS.index(view["level"])
+    trump = C.SUITS.index(view["trump"]) if view["trump"] else -1
+    return order_for(level, trump, d.rules.permanent_twos)
+
+
+def _options(d: Decision, chosen: Sequence[Card]) -> list[Card]:
+    """Cards that keep a bury / return completable, judged with ``decision.check``."""
+    hand = d.hand
+    opts = []
+    for c in range(NUM_TYPES):
+        if hand[c] <= chosen.count(c):
+            continue
+        opts.append(c)
+    # Prefer cards whose completion is legal: try the cheapest completion check.
+    good = [c for c in opts if _completable(d, [*chosen, c])]
+    return good or opts
+
+
+def _completable(d: Decision, chosen: list[Card]) -> bool:
+    if len(chosen) < d.count:
+        if d.kind is Kind.BURY and LJ in chosen:
+            kept_bj = d.hand[BJ] - chosen.count(BJ)
+            return kept_bj <= d.count - len(chosen)
+        return True
+    make = A.bury if d.kind is Kind.BURY else A.return_
+    return d.check(make(d.seat, chosen)) is None
+
+
+__all__ = ["SearchBot", "fallback_action", "own_hand_plays"]
