@@ -8,24 +8,14 @@ with equal rule sets are played by the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gunzi.engine.errors import InvalidRulesError
+from gunzi.engine.options import Catalog, Option
 
 GUNZI = "gunzi"
 CLASSIC = "classic"
-
-
-@dataclass(frozen=True)
-class Option:
-    """One rule option: its valid values, the RULES.md clause it implements, and why."""
-
-    name: str
-    values: tuple[Any, ...]
-    clause: str
-    doc: str
 
 
 OPTIONS: dict[str, Option] = {
@@ -120,12 +110,7 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         for key, opt in OPTIONS.items():
-            value = getattr(self, key)
-            if value not in opt.values or type(value) is not type(opt.values[0]):
-                raise InvalidRulesError(
-                    f"rule option {key!r} cannot be {value!r}; valid values: "
-                    + ", ".join(repr(v) for v in opt.values)
-                )
+            opt.check(getattr(self, key))
         if self.game == GUNZI:
             if self.decks != 3:
                 raise InvalidRulesError("打滚子 is played with 3 decks (decks=3)")
@@ -180,43 +165,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def make(name: str = "custom", **options: Any) -> Ruleset:
-    """Build a rule set from options, rejecting unknown names with the list of valid ones."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidRulesError(
-            f"unknown rule option(s) {', '.join(unknown)}; valid options: " + ", ".join(OPTIONS)
-        )
-    return Ruleset(name=name, **options)
-
-
-def preset(name: str, **overrides: Any) -> Ruleset:
-    """A named preset (``gunzi``, ``classic-1/2/3``), optionally with options changed."""
-    if name not in PRESETS:
-        raise InvalidRulesError(
-            f"unknown rule preset {name!r}; valid presets: {', '.join(PRESETS)}"
-        )
-    return make(name, **{**PRESETS[name], **overrides})
-
-
-def from_options(data: Mapping[str, Any]) -> Ruleset:
-    """Rebuild a rule set from :meth:`Ruleset.options` plus ``name`` (as records store it)."""
-    data = dict(data)
-    name = str(data.pop("name", "custom"))
-    return make(name, **data)
-
-
-def parse_option_value(key: str, text: str) -> Any:
-    """Read ``key=value`` text from a command line into the option's type."""
-    if key not in OPTIONS:
-        raise InvalidRulesError(f"unknown rule option {key!r}; valid options: {', '.join(OPTIONS)}")
-    for value in OPTIONS[key].values:
-        if str(value).lower() == text.strip().lower():
-            return value
-    raise InvalidRulesError(
-        f"rule option {key!r} cannot be {text!r}; valid values: "
-        + ", ".join(str(v) for v in OPTIONS[key].values)
-    )
+CATALOG: Catalog[Ruleset] = Catalog(Ruleset, OPTIONS, PRESETS)
+make = CATALOG.make
+preset = CATALOG.preset
+from_options = CATALOG.from_options
+parse_option_value = CATALOG.parse_option_value
 
 
 def with_overrides(rules: Ruleset, pairs: list[str]) -> Ruleset:

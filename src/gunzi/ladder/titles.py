@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gunzi.engine.errors import InvalidRulesError
-from gunzi.engine.rules import Option
+from gunzi.engine.options import Option
 
 NAMES = (
     "幼小班", "幼中班", "幼大班", "学前班", "一年级", "二年级", "三年级", "四年级", "五年级",

@@ -17,29 +17,12 @@ Two more options are engine conventions the seed does not cover (proposed as new
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gunzi.engine.errors import InvalidRulesError
+from gunzi.engine.options import Catalog, Option
 
 QUORIDOR = "quoridor"
-
-
-@dataclass(frozen=True)
-class Option:
-    """One rule option: its valid values, the RULES.md clause it implements, and why."""
-
-    name: str
-    values: tuple[Any, ...]
-    clause: str
-    doc: str
-
-    def describe_values(self) -> str:
-        vals = self.values
-        if len(vals) > 6 and all(type(v) is int for v in vals):
-            return f"integers {vals[0]}..{vals[-1]}"
-        return ", ".join(repr(v) for v in vals)
 
 
 OPTIONS: dict[str, Option] = {
@@ -70,12 +53,7 @@ class QuoridorRules:
 
     def __post_init__(self) -> None:
         for key, opt in OPTIONS.items():
-            value = getattr(self, key)
-            if type(value) is not type(opt.values[0]) or value not in opt.values:
-                raise InvalidRulesError(
-                    f"rule option {key!r} cannot be {value!r}; valid values: "
-                    + opt.describe_values()
-                )
+            opt.check(getattr(self, key))
 
     @property
     def game(self) -> str:
@@ -96,42 +74,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def make(name: str = "custom", **options: Any) -> QuoridorRules:
-    """Build a rule set from options, rejecting unknown names with the list of valid ones."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidRulesError(
-            f"unknown rule option(s) {', '.join(unknown)}; valid options: " + ", ".join(OPTIONS)
-        )
-    return QuoridorRules(name=name, **options)
-
-
-def preset(name: str, **overrides: Any) -> QuoridorRules:
-    """A named preset (``quoridor-2``, ``quoridor-4``), optionally changed."""
-    if name not in PRESETS:
-        raise InvalidRulesError(
-            f"unknown rule preset {name!r}; valid presets: {', '.join(PRESETS)}"
-        )
-    return make(name, **{**PRESETS[name], **overrides})
-
-
-def from_options(data: Mapping[str, Any]) -> QuoridorRules:
-    """Rebuild a rule set from :meth:`QuoridorRules.options` plus ``name``."""
-    data = dict(data)
-    name = str(data.pop("name", "custom"))
-    return make(name, **data)
-
-
-def parse_option_value(key: str, text: str) -> Any:
-    """Read ``key=value`` text from a command line into the option's type."""
-    if key not in OPTIONS:
-        raise InvalidRulesError(f"unknown rule option {key!r}; valid options: {', '.join(OPTIONS)}")
-    for value in OPTIONS[key].values:
-        if str(value).lower() == text.strip().lower():
-            return value
-    raise InvalidRulesError(
-        f"rule option {key!r} cannot be {text!r}; valid values: " + OPTIONS[key].describe_values()
-    )
+CATALOG: Catalog[QuoridorRules] = Catalog(QuoridorRules, OPTIONS, PRESETS)
+make = CATALOG.make
+preset = CATALOG.preset
+from_options = CATALOG.from_options
+parse_option_value = CATALOG.parse_option_value
 
 
 __all__ = [
