@@ -46,10 +46,12 @@ def test_a_whole_hand_with_legal_actions_only(policy: str, follow: str) -> None:
     """The engine validates every action; a search seat must never be refused."""
     rng = random.Random(3)
     m = Match(preset("gunzi", follow=follow), random.Random(3))
-    bots: list[Bot] = [SearchBot(rollouts=24, policy=policy, rule_tricks=1, **FAST),
-                       RandomBot(), SearchBot(rollouts=12, policy=policy, **FAST), RandomBot()]
+    searchers = [SearchBot(rollouts=24, policy=policy, rule_tricks=1, **FAST),
+                 SearchBot(rollouts=12, policy=policy, **FAST)]
+    bots: list[Bot] = [searchers[0], RandomBot(), searchers[1], RandomBot()]
     play(m, bots, rng, hands=1)
     assert len(m.results) == 1
+    assert [b.errors for b in searchers] == [0, 0]
 
 
 def test_without_the_rule_bot_every_decision_has_a_legal_answer() -> None:
@@ -90,6 +92,7 @@ def test_decision_ignores_what_the_others_really_hold(policy: str) -> None:
         assert d2.view == d.view and d2.hand == d.hand
         bot = SearchBot(rollouts=60, policy=policy, max_candidates=4, **FAST)
         first = bot.choose(d, random.Random(7))
+        assert bot.stats["deals"] >= 1  # searched, not a fallback
         second = bot.choose(d2, random.Random(7))
         assert first == second
         assert first in d.actions  # type: ignore[operator]
@@ -170,3 +173,25 @@ def test_the_return_it_made_is_remembered_for_the_hand() -> None:
         assert bot.memory == []
         return
     pytest.fail("no tribute in 40 matches")
+
+
+@pytest.mark.skipif(not rollout_rule.available(), reason="needs the rule bot")
+def test_classic_endgames_are_searched_on_engine_positions() -> None:
+    """Classic 升级 (tractors, throws): sampled deals become engine positions."""
+    rng = random.Random(4)
+    m = Match(preset("classic-1"), random.Random(4), levels=(2, 2))
+    bot = SearchBot(rollouts=40, backend_name="python", time_limit=None)
+    searched = 0
+    while not m.results:
+        seat = m.to_act
+        assert seat is not None
+        d = observe(m, seat)
+        if seat % 2 == 0:
+            action = bot.choose(d, rng)
+            searched += bool(bot.stats.get("deals"))
+        else:
+            action = d.sample(rng)
+        assert d.check(action) is None
+        m.apply(action)
+    assert searched >= 3
+    assert bot.errors == 0

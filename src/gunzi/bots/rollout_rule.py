@@ -74,3 +74,19 @@ def rule_rollout(
             done += 1
     out, _ = pos.play_out(bk)
     return out
+
+
+def engine_rollout(match: Any, params: Any = None) -> dict[str, Any]:
+    """Let the rule bot play every seat of a :class:`~gunzi.engine.match.Match` (built with
+    :func:`gunzi.engine.position.play_position`) to the end of the hand; the engine
+    validates every play and scores the hand. Returns the hand's result."""
+    assert Table is not None and rule_play is not None
+    from gunzi.bots.rule_core import table_from_match
+    from gunzi.engine.actions import play
+
+    done = len(match.results)
+    while len(match.results) == done:
+        seat = match.current
+        match.apply(play(seat, rule_play(table_from_match(match, seat), params)))
+    result: dict[str, Any] = match.results[-1]
+    return result

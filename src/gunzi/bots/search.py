@@ -40,6 +40,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Any
 
 from gunzi.bots import rollout_rule
@@ -61,7 +62,9 @@ from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.match import Match
 from gunzi.engine.order import order_for
+from gunzi.engine.position import play_position
 
 try:  # the rule bot is optional: the search bot works without it
     from gunzi.bots.rule import RuleBot as _RuleBot
@@ -90,6 +93,7 @@ class SearchBot(Bot):
         votes: int = 6,
         backend_name: str = "auto",
         use_rule_bot: bool = True,
+        classic: bool = True,
     ) -> None:
         """``rollouts``: rollouts per decision (all candidates together); ``time_limit``:
         seconds per decision (None: no limit); ``policy``: who plays the rollouts,
@@ -117,6 +121,7 @@ class SearchBot(Bot):
         self.point_weight = point_weight
         self.votes = votes
         self.backend_name = backend_name
+        self.classic = classic
         self._backend: Backend | None = None
         self.rule: Bot | None = None
         if use_rule_bot and _RuleBot is not None:
@@ -134,6 +139,7 @@ class SearchBot(Bot):
         self.search_cards = search_cards
         self.memory: list[tuple[int, tuple[Card, ...], int]] = []
         self.stats: dict[str, Any] = {}  # figures of the last searched decision
+        self.errors = 0  # searches that failed (the default play was made instead)
 
     @property
     def backend(self) -> Backend:
@@ -152,9 +158,15 @@ class SearchBot(Bot):
     # ------------------------------------------------------------------ choose
     def choose(self, decision: Decision, rng: random.Random) -> Action:
         self.stats = {}
-        if (decision.kind is Kind.PLAY and decision.rules.is_gunzi and decision.actions
-                and len(decision.actions) > 1 and sum(decision.hand) <= self.search_cards):
-            return self.search(decision, rng)
+        if decision.kind is Kind.PLAY and sum(decision.hand) <= self.search_cards:
+            try:
+                if decision.rules.is_gunzi and decision.actions and len(decision.actions) > 1:
+                    return self.search(decision, rng)
+                if not decision.rules.is_gunzi and self.classic and self.policy == "rule":
+                    return self.search_classic(decision, rng)
+            except Exception as exc:  # a bug must not stop a table: play the default
+                self.errors += 1
+                self.stats = {"error": f"{type(exc).__name__}: {exc}"}
         action = self._delegate(decision, rng)
         if decision.kind is Kind.RETURN:
             payer = decision.view["tribute"]["from"]
@@ -222,6 +234,63 @@ class SearchBot(Bot):
         best, values, deals, done = self._race(len(cands), position, run, rng, start, use_rule)
         self.stats = {
             "candidates": len(cands), "rollouts": done, "deals": deals, "policy": self.policy,
+            "seconds": time.perf_counter() - start, "chosen": best,
+            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
+                       for a, v in zip(cands, values, strict=True) if v},
+        }
+        return cands[best]
+
+    # ----------------------------------------------------------- classic 升级
+    def search_classic(self, decision: Decision, rng: random.Random) -> Action:
+        """Classic endgames: sampled deals become engine positions (``play_position``) and
+        the rule bot plays them out; the engine judges throws, tractors and scoring."""
+        start = time.perf_counter()
+        default = self._delegate(decision, rng)
+        seat = decision.seat
+        view = decision.view
+        rules = decision.rules
+        know = knowledge(decision, self.memory)
+        dealer = view["dealer"]
+        levels = [13 if x == "passed" else C.RANKS.index(x) for x in view["levels"]]
+        trick = [(p["seat"], tuple(C.parse_many(p["cards"]))) for p in view["trick"]["plays"]]
+        done_tricks = [
+            {"leader": t["leader"], "plays": [C.parse_many(p) for p in t["plays"]],
+             "winner": t["winner"], "points": t["points"]}
+            for t in view["tricks"]
+        ]
+
+        def position(rng: random.Random) -> Match:
+            deal = sample(know, rng)
+            return play_position(
+                rules, dealer=dealer, levels=levels, trump=know.order.trump, hands=deal.hands,
+                kitty=deal.kitty, leader=view["trick"]["leader"], trick=trick,
+                tricks_done=done_tricks, points=view["points"], level=know.order.level,
+                kitty_known_by=frozenset((dealer,)), check=False)
+
+        first = position(rng)
+        legal = list(islice(first.legal_actions(seat), 400))
+        cands = classic_candidates(default, legal, know.order, self.max_candidates)
+        if len(cands) == 1:
+            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
+                          "seconds": time.perf_counter() - start}
+            return cands[0]
+        team = seat % 2
+        unit = 20 * rules.decks
+
+        def run(m: Match, i: int) -> float:
+            twin = m.clone()
+            twin.apply(cands[i])
+            r = rollout_rule.engine_rollout(twin)
+            att = int(r["attackers"])
+            lv = int(r["levels_awarded"])
+            up = att if r["attackers_take"] else 1 - att
+            net = (lv if up == team else -lv) if lv > 0 else 0
+            margin = (int(r["score"]) - 2 * unit) / (2 * unit)
+            return net + self.point_weight * (margin if team == att else -margin)
+
+        best, values, deals, done = self._race(len(cands), position, run, rng, start, True)
+        self.stats = {
+            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": "rule",
             "seconds": time.perf_counter() - start, "chosen": best,
             "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
                        for a, v in zip(cands, values, strict=True) if v},
@@ -308,6 +377,31 @@ class SearchBot(Bot):
                 if len(out) >= self.max_candidates:
                     break
         return out or actions[:1]
+
+
+def classic_candidates(default: Action, legal: Sequence[Action], order: Any, k: int
+                       ) -> list[Action]:
+    """The default play first, then a spread of the legal ones: cheapest, dearest, most and
+    fewest points, then evenly over the plays ordered by cost."""
+    def cost(a: Action) -> int:
+        return sum(order.power[c] + (40 if order.cls[c] == TR else 0) for c in a.cards)
+
+    def pts(a: Action) -> int:
+        return sum(POINTS[c] for c in a.cards)
+
+    out = [default]
+    if not legal:
+        return out
+    ranked = sorted(legal, key=lambda a: (cost(a), a.cards))
+    picks = [ranked[0], ranked[-1], max(ranked, key=pts), min(ranked, key=pts)]
+    step = max(1, len(ranked) // max(1, k))
+    picks += ranked[::step]
+    for a in picks:
+        if a not in out:
+            out.append(a)
+            if len(out) >= k:
+                break
+    return out
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
