@@ -76,10 +76,13 @@ def test_handshake_origin_frame_size_and_flood(server: ServerProc) -> None:
 @pytest.mark.slow
 def test_loadtest_smoke(tmp_path: Path) -> None:
     with ServerProc(tmp_path, env={"GUNZI_WS_RATE_MESSAGES": "300"}) as srv:
-        result = asyncio.run(loadtest.run(srv.url, tables=2, rate=3, duration=3,
+        # A brisk rate: at a slow one the measured seconds can fall wholly inside the
+        # draw and burying, where no card is played and there is no latency to report.
+        result = asyncio.run(loadtest.run(srv.url, tables=2, rate=20, duration=3,
                                           preset="classic-1", warmup=1))
     assert result["errors"] == 0, result["error_samples"]
-    assert result["actions_acked"] > 5
+    assert result["actions_acked"] > 20
+    assert result["plays_measured"] > 0
     assert result["latency_ms"]["p50"] > 0
 
 
