@@ -93,6 +93,47 @@ def test_table_quota(make_client: Callable[..., TestClient]) -> None:
     assert client.post("/api/tables", json={}, headers=alice).status_code == 429
 
 
+def test_counter_setting_is_kept_and_survives_a_restart(
+        make_client: Callable[..., TestClient]) -> None:
+    client = make_client()
+    alice = cookie_guest(client)
+    on = client.post("/api/tables", json={}, headers=alice).json()
+    off = client.post("/api/tables", json={"counter": False, "seat": 0}, headers=alice).json()
+    quick = client.post("/api/quickplay", json={"preset": "classic-1", "counter": False},
+                        headers=alice).json()
+    assert on["counter"] is True and off["counter"] is False and quick["counter"] is False
+    assert client.post("/api/tables", json={"counter": "maybe"}, headers=alice).status_code == 422
+    again = make_client()  # a second app on the same database: tables come back from rows
+    assert again.get(f"/api/tables/{off['id']}").json()["counter"] is False
+    assert again.get(f"/api/tables/{on['id']}").json()["counter"] is True
+    assert again.get(f"/api/tables/{quick['id']}").json()["counter"] is False
+
+
+def test_quick_play_never_piles_up(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(max_tables_per_user=2)
+    alice = cookie_guest(client)
+    made = []
+    for _ in range(4):  # more clicks than the per-player limit
+        r = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice)
+        assert r.status_code == 201, r.text
+        made.append(r.json()["id"])
+    states = [client.get(f"/api/tables/{tid}").json()["status"] for tid in made]
+    assert states == ["abandoned", "abandoned", "abandoned", "playing"]
+    # Lobby tables have their own limit, untouched by quick play.
+    for _ in range(2):
+        assert client.post("/api/tables", json={}, headers=alice).status_code == 201
+    assert client.post("/api/tables", json={}, headers=alice).status_code == 429
+    # A quick-play table still open in a tab is left alone; the new one comes beside it.
+    with client.websocket_connect(f"/ws/tables/{made[-1]}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        recv(ws, ("events", "snapshot"))
+        r = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice)
+        assert r.status_code == 201
+        assert client.get(f"/api/tables/{made[-1]}").json()["status"] == "playing"
+    bob = cookie_guest(client)
+    assert client.post("/api/quickplay", json={"bot": "nobody"}, headers=bob).status_code == 400
+
+
 def _play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
     """Play seat 0 by hints until the table finishes; return every frame."""
     frames: list[dict[str, Any]] = []

@@ -182,6 +182,7 @@ def test_private_table_seats_bots_and_start(hall: str, new_page: Any, artifacts:
     owner.wait_for_selector("#btn-logout", state="attached")
     owner.fill("#create-name", "朋友局")
     owner.uncheck("#create-public")
+    owner.uncheck("#create-counter")  # a table without 记牌器
     owner.click("#btn-create")
     owner.wait_for_url(re.compile(r".*/table\.html\?t=.*"))
     owner.wait_for_selector("#prestart:not([hidden])")
@@ -220,6 +221,11 @@ def test_private_table_seats_bots_and_start(hall: str, new_page: Any, artifacts:
     # The friend sits at seat index 2: the owner's partner (对家), shown at the top.
     assert "对家" in (owner.text_content("#seat-top") or "")
 
+    # The table was made without the card counter: neither player can open it.
+    for page in (owner, friend):
+        assert page.locator("#btn-counter").is_hidden()
+        assert page.locator("#counter-panel").is_hidden()
+
     # Chat between them.
     owner.fill("#chat-input", "你好")
     owner.press("#chat-input", "Enter")
@@ -227,6 +233,41 @@ def test_private_table_seats_bots_and_start(hall: str, new_page: Any, artifacts:
     friend.wait_for_selector("#chat-lines .chat-line")
     assert "你好" in (friend.text_content("#chat-lines") or "")
     friend.screenshot(path=str(artifacts / "private-table-chat-phone.png"))
+    friend.locator(".chat-panel [data-panel-close]").first.tap()  # back to the table
+
+    # The two friends play the whole hand together, each in their own browser.
+    made = {"owner": 0, "friend": 0}
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 2 * HAND_SECONDS:
+        if all(p.locator("#summary[open]").count() for p in (owner, friend)):
+            break
+        for who, page, touch in (("owner", owner, False), ("friend", friend, True)):
+            if _try_decide(page, touch):
+                made[who] += 1
+        owner.wait_for_timeout(30)
+    else:
+        owner.screenshot(path=str(artifacts / "friends-timeout-owner.png"))
+        friend.screenshot(path=str(artifacts / "friends-timeout-friend.png"))
+        raise AssertionError(f"the friends' hand did not end: {made}")
+    friend.screenshot(path=str(artifacts / "friends-summary-phone.png"))
+    assert made["owner"] >= 10 and made["friend"] >= 10, made
+    for page in (owner, friend):
+        assert page.locator("#hand .card").count() == 0
+
+
+def _try_decide(page: Any, touch: bool) -> bool:
+    """One decision by hint + the outlined button if this page has one to make now."""
+    if page.locator("#summary[open]").count():
+        return False
+    if not page.locator("#btn-hint:not([disabled])").count():
+        return False
+    try:
+        _press(page, "#btn-hint", touch)
+        page.wait_for_selector("#buttons button.suggested:not([disabled])", timeout=2000)
+        _press(page, "#buttons button.suggested", touch)
+    except Exception:  # the decision went away (auto-pass while drawing, a re-render)
+        return False
+    return True
 
 
 def test_public_table_listed(hall: str, new_page: Any) -> None:

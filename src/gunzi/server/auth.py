@@ -415,5 +415,6 @@ async def logout(request: Request, response: Response) -> dict[str, Any]:
 
 
 @router.get("/me")
-async def me(user: CurrentUser) -> dict[str, Any]:
-    return {"user": user.public()}
+async def me(user: MaybeUser) -> dict[str, Any]:
+    """Who this session is: ``{"user": null}`` without one (a normal state, not an error)."""
+    return {"user": user.public() if user is not None else None}

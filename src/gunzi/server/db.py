@@ -91,6 +91,8 @@ class TableRow(Base):
     updated_at: Mapped[float] = mapped_column(Float)
     n_actions: Mapped[int] = mapped_column(Integer, default=0)
     n_events: Mapped[int] = mapped_column(Integer, default=0)
+    counter: Mapped[bool] = mapped_column(Boolean, default=True)  # 记牌器 allowed
+    quick: Mapped[bool] = mapped_column(Boolean, default=False)  # made by quick play
 
 
 class SeatRow(Base):

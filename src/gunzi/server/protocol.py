@@ -97,6 +97,7 @@ class CreateTable(_Msg):
     public: bool = True
     clock: int | None = Field(default=None, ge=0)  # seconds per decision; 0 = off
     max_hands: int = Field(default=0, ge=0, le=1000)  # stop after this many hands; 0 = match
+    counter: bool = True  # the page's 记牌器 (card counter); False switches it off
     seat: int | None = Field(default=None, ge=0, le=3)  # take this seat at once
 
 
@@ -110,4 +111,5 @@ class QuickPlay(_Msg):
     clock: int | None = Field(default=None, ge=0)
     public: bool = False
     max_hands: int = Field(default=0, ge=0, le=1000)
+    counter: bool = True
     bot: str | None = None

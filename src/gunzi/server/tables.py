@@ -153,6 +153,8 @@ class Table:
         self.rules: Ruleset = from_options(dict(row.rules))
         self.clock = row.clock
         self.max_hands = row.max_hands
+        self.counter = row.counter
+        self.quick = row.quick
         self.status = row.status
         self.owner_id = row.owner_id
         self.created_at = row.created_at
@@ -200,6 +202,8 @@ class Table:
             "rules": {"name": self.rules.name, **self.rules.options()},
             "clock": self.clock,
             "max_hands": self.max_hands,
+            "counter": self.counter,
+            "quick": self.quick,
             "status": self.status,
             "hand_no": m.hand_no if m else 0,
             "hands_played": len(m.results) if m else 0,
@@ -724,12 +728,25 @@ class Table:
             self.idle_timer = None
             if self.conns:
                 return
-            if self.status in LIVE:
-                self.status = "abandoned"
-                self._cancel_timer()
-                await self.hall.store.run(_set_status, self.id, "abandoned")
-                log.info("table_abandoned", table=self.id)
-            self.hall.retire(self)
+            await self._abandon("idle")
+
+    async def _abandon(self, why: str) -> None:
+        """Close a live table for good (its record stays) and take it out of the hall."""
+        if self.status in LIVE:
+            self.status = "abandoned"
+            self._cancel_timer()
+            await self.hall.store.run(_set_status, self.id, "abandoned")
+            log.info("table_abandoned", table=self.id, why=why)
+        self.hall.retire(self)
+
+    async def abandon_if_unwatched(self, why: str) -> bool:
+        """Abandon this table unless someone is connected to it; True if it was."""
+        async with self.lock:
+            if self.conns or self.status not in LIVE:
+                return False
+            self._cancel_idle()
+            await self._abandon(why)
+            return True
 
     def close_all(self, code: int, reason: str) -> None:
         self._cancel_timer()
@@ -1005,11 +1022,11 @@ class Hall:
 
     # ------------------------------------------------------------------ create
     async def create(self, who: Principal, body: CreateTable | QuickPlay,
-                     *, public: bool) -> Table:
+                     *, public: bool, quick: bool = False) -> Table:
         if len(self.tables) >= self.settings.max_tables:
             raise TableError(503, "hall_full", "the hall is full; try again later")
         owned = sum(1 for t in self.tables.values()
-                    if t.owner_id == who.user_id and t.status in LIVE)
+                    if t.owner_id == who.user_id and t.status in LIVE and t.quick == quick)
         if owned >= self.settings.max_tables_per_user:
             raise TableError(429, "too_many_tables",
                              f"at most {self.settings.max_tables_per_user} open tables each")
@@ -1030,6 +1047,7 @@ class Hall:
             preset=body.preset, rules={"name": rules.name, **rules.options()}, clock=clock,
             max_hands=body.max_hands, status="open", owner_id=who.user_id, header=None,
             created_at=t, updated_at=t, n_actions=0, n_events=0,
+            counter=body.counter, quick=quick,
         )
         await self.store.run(_create, row)
         table = Table(self, row, [SeatState() for _ in range(4)])
@@ -1040,10 +1058,19 @@ class Hall:
         return table
 
     async def quickplay(self, who: Principal, body: QuickPlay) -> Table:
-        table = await self.create(who, body, public=body.public)
+        """A new table with the player at seat 0 and three bots, started at once.
+
+        Quick-play tables are counted apart from tables made in the lobby, and a
+        player's earlier quick-play tables that no browser has open any more are
+        abandoned first (their records stay), so repeated clicks never pile up
+        against the per-player limit; ones still open in a tab are left alone."""
         bot = body.bot or self.settings.bot
         if bot not in ALLOWED_BOTS:
             raise TableError(400, "bad_bot", f"bots: {', '.join(ALLOWED_BOTS)}")
+        for old in [t for t in self.tables.values()
+                    if t.quick and t.owner_id == who.user_id and t.status in LIVE]:
+            await old.abandon_if_unwatched("replaced by quick play")
+        table = await self.create(who, body, public=body.public, quick=True)
         await table.take_seat(who, 0)
         for seat in (1, 2, 3):
             await table.set_bot(who, seat, bot)

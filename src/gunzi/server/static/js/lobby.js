@@ -7,15 +7,6 @@ import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch }
 
 const $ = (id) => document.getElementById(id);
 let RULES = null;
-let COUNTER_OPTION = false; // the server takes {counter: false} (a table without 记牌器)
-
-/** Whether the server's create-table body has a field (read from its OpenAPI schema). */
-async function createTableHas(field) {
-  const r = await API.api("/api/openapi.json");
-  const props = r.ok && r.data && r.data.components && r.data.components.schemas
-    && r.data.components.schemas.CreateTable && r.data.components.schemas.CreateTable.properties;
-  return !!(props && field in props);
-}
 
 function tableUrl(id, watch = false) {
   return `/table.html?t=${encodeURIComponent(id)}${watch ? "&watch=1" : ""}`;
@@ -85,7 +76,7 @@ async function createTable(e) {
     clock: Number($("create-clock").value),
     max_hands: Number($("create-hands").value) || 0,
   };
-  if (COUNTER_OPTION && !$("create-counter").checked) body.counter = false;
+  if (!$("create-counter").checked) body.counter = false; // a table without 记牌器
   const name = $("create-name").value.trim();
   if (name) body.name = name;
   if ($("create-sit").checked) body.seat = 0;
@@ -127,8 +118,6 @@ async function main() {
   accountBar($("account"));
   const r = await API.rules();
   if (r.ok) RULES = r.data;
-  COUNTER_OPTION = await createTableHas("counter");
-  $("counter-option").hidden = !COUNTER_OPTION;
   presetOptions($("quick-preset"));
   presetOptions($("create-preset"));
   renderOptions();

@@ -57,7 +57,7 @@ const baseSeat = () => (S.seat == null ? 0 : S.seat);
 const relPos = (seat) => (seat - baseSeat() + 4) % 4; // 0 me/bottom, 1 right, 2 top, 3 left
 const POS = ["bottom", "right", "top", "left"];
 const playing = () => S.info && S.info.status === "playing";
-const counterAllowed = () => !(S.info && (S.info.counter === false || (S.info.options && S.info.options.counter === false)));
+const counterAllowed = () => !(S.info && S.info.counter === false); // a table setting
 
 function trumpCtx() {
   const v = S.view;
