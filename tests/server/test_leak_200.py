@@ -1,4 +1,4 @@
-"""P3 on the wire, 200+ hands (CI): run it by naming this file.
+"""P3 on the wire, 200+ hands: `.ci/run` runs it by naming this file.
 
     .venv/bin/pytest tests/server/test_leak_200.py -q -s
 
