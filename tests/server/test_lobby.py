@@ -134,6 +134,34 @@ def test_quick_play_never_piles_up(make_client: Callable[..., TestClient]) -> No
     assert client.post("/api/quickplay", json={"bot": "nobody"}, headers=bob).status_code == 400
 
 
+def test_duplicate_table_keeps_the_first_play_secret_until_the_board_ends(
+        client: TestClient) -> None:
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "classic-1",
+                                            "options": {"duplicate": 1}}, headers=alice).json()
+    assert t["rules"]["duplicate"] == 1
+    frames = _play_out(client, t["id"], alice)
+    ends = [e for f in frames if f["t"] == "events" for e in f["events"]
+            if e["type"] == "hand_end"]
+    assert [(e["board"], e["play"]) for e in ends] == [(1, 1), (1, 2)]
+    # While the second play was on, no frame carried the first play's deck or seed.
+    second_started = False
+    for f in frames:
+        for e in f.get("events", []):
+            if e["type"] == "deal" and e["hand"] == 2:
+                second_started = True
+            if second_started and e["type"] == "hand_end" and e["hand"] == 2:
+                second_started = False
+            if second_started:
+                assert "deck" not in e and "seed" not in e, e
+    lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
+    deals = [e for e in lines if e["type"] == "deal"]
+    assert len(deals) == 2 and deals[0]["seed"] == deals[1]["seed"]
+    assert deals[1]["dealer"] == (deals[0]["dealer"] + 1) % 4  # the teams swap roles
+    assert deals[0]["deck"] == deals[1]["deck"]
+    assert len(records.replay(lines).hands) == 2
+
+
 def _play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
     """Play seat 0 by hints until the table finishes; return every frame."""
     frames: list[dict[str, Any]] = []

@@ -35,6 +35,10 @@ def verify_deal(m: Match, action: Action) -> None:
             )
     if action.first_seat is not None and not m.first:
         raise IllegalActionError("only a first hand of a round has a chosen start seat", "A4")
+    if m.deal_seed(action.seed) != action.seed:
+        raise IllegalActionError(
+            f"the second play of duplicate board {m.hand_no // 2 + 1} repeats the first "
+            "play's deal: its seed must be the same", "duplicate")
 
 def verify_declare(m: Match, action: Action) -> None:
     cards = action.cards

@@ -251,9 +251,35 @@ class Match:
 
     # ------------------------------------------------------------------- deal
     def _auto_deal(self) -> None:
-        self._deal(self.rng.getrandbits(SEED_BITS), None, None)
+        self._deal(self.deal_seed(self.rng.getrandbits(SEED_BITS)), None, None)
+
+    def deal_seed(self, fresh: int) -> int:
+        """The seed the next deal must use: ``fresh``, except for the second play of a
+        duplicate board, which repeats the first play's deal."""
+        if self.rules.duplicate and self.hand_no % 2 == 1 and self.seed is not None:
+            return self.seed
+        return fresh
+
+    def revealed_hands(self) -> int:
+        """How many hands (from the first) have their secrets public: those that are over,
+        except that a duplicate board's first play stays secret until the board is done."""
+        done = self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
+        if self.rules.duplicate and self.phase is not Phase.OVER:
+            done -= done % 2
+        return done
+
+    def _board_start(self, seed: int) -> None:
+        """复式: every hand starts afresh at the first level with no tribute; the board's
+        dealer comes from its seed and moves one seat on for the second play, so each
+        team gets the cards and the role the other team had."""
+        self.first = False
+        self.levels = [self.rules.first_level] * 2
+        self.blood_next = 0
+        self.dealer = (seed % 4 + self.hand_no % 2) % 4
 
     def _deal(self, seed: int, deck: Sequence[Card] | None, first_seat: int | None) -> Event:
+        if self.rules.duplicate:
+            self._board_start(seed)
         self.hand_no += 1
         self._reset_hand()
         self.seed = seed
@@ -843,9 +869,15 @@ class Match:
     # ------------------------------------------------------------ hand end
     def _end_hand(self) -> None:
         result = hand_end.score_gunzi(self) if self.rules.is_gunzi else hand_end.score_classic(self)
+        if self.rules.duplicate:
+            result["board"] = (self.hand_no + 1) // 2
+            result["play"] = 2 - self.hand_no % 2
+            over = self.hand_no >= 2 * self.rules.duplicate
+        else:
+            over = self.round_no > self.rules.rounds
         self.results.append(result)
         self._emit("hand_end", result)
-        if self.round_no > self.rules.rounds:
+        if over:
             self.phase = Phase.OVER
             self.current = None
             self._emit("match_end", {"scores": list(self.scores), "rounds": self.round_winners})

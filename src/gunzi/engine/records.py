@@ -59,7 +59,7 @@ def header(
 
 def finished_events(match: Match) -> list[dict[str, Any]]:
     """Full events of the hands that are over (an unfinished hand's secrets are not written)."""
-    finished = match.hand_no if match.phase in (Phase.DEAL, Phase.OVER) else match.hand_no - 1
+    finished = match.revealed_hands()
     return [ev.to_dict() for ev in match.events if ev.hand <= finished]
 
 

@@ -69,6 +69,11 @@ OPTIONS: dict[str, Option] = {
                "Kitty capture multiplier: classic doubling/linear; 打滚子 always ×2 ('two')."),
         Option("rounds", (1, 2, 3, 4, 5, 6, 8, 10), "A3",
                "Rounds in a match (打滚子; a classic game is one round, 2 to passing A)."),
+        Option("duplicate", (0, 1, 2, 3, 4, 6, 8, 12, 16, 24), "复式 (issue 5)",
+               "0: an ordinary match. N: a duplicate (复式) match of N boards; each deal is "
+               "played twice, the second time one seat on, so each team holds the cards "
+               "and role the other team had; every hand starts at the first level with "
+               "no tribute."),
     )
 }
 
@@ -101,6 +106,7 @@ class Ruleset:
     round_end_score: str = "with-kitty"
     kitty_multiplier: str = "two"
     rounds: int = 1
+    duplicate: int = 0
     # Derived from game and decks; not options.
     hand_size: int = field(default=39, init=False)
     kitty_size: int = field(default=6, init=False)

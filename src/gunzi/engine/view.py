@@ -137,7 +137,7 @@ def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any
     out: list[dict[str, Any]] = []
     seq = 0
     # A hand's secrets are public once it is over (next deal pending, or the match ended).
-    finished = match.hand_no if match.phase in (Phase.DEAL, Phase.OVER) else match.hand_no - 1
+    finished = match.revealed_hands()
     for ev in match.events:
         d = redact(ev, seat)
         if d is None:

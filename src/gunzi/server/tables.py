@@ -261,7 +261,7 @@ class Table:
         m = self.match
         assert m is not None
         new = m.events[start:]
-        finished = m.hand_no if m.phase in (Phase.DEAL, Phase.OVER) else m.hand_no - 1
+        finished = m.revealed_hands()
         groups = self._by_recipient()
         sent = 0
         for r in RECIPIENTS:
@@ -363,7 +363,7 @@ class Table:
                 return
             try:
                 if kind == "deal":
-                    await self._apply(A.deal(secrets.randbits(256)), "server")
+                    await self._apply(A.deal(m.deal_seed(secrets.randbits(256))), "server")
                 elif kind == "bot":
                     await self._bot_move("bot" if self.seats[m.current or 0].bot else "auto")
                 elif kind == "timeout":

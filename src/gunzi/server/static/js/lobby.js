@@ -47,7 +47,7 @@ function renderOptions() {
   const preset = $("create-preset").value;
   const defaults = RULES.presets[preset] || {};
   for (const [key, opt] of Object.entries(RULES.options)) {
-    if (key === "game" || key === "decks") continue;
+    if (key === "game" || key === "decks" || key === "duplicate") continue; // own fields
     const sel = h("select", { name: key, dataset: { option: key } });
     for (const v of opt.values) {
       const text = String(v);
@@ -77,6 +77,8 @@ async function createTable(e) {
     max_hands: Number($("create-hands").value) || 0,
   };
   if (!$("create-counter").checked) body.counter = false; // a table without 记牌器
+  const boards = Number($("create-duplicate").value);
+  if (boards > 0) options.duplicate = boards; // 复式: each deal twice, teams swapped
   const name = $("create-name").value.trim();
   if (name) body.name = name;
   if ($("create-sit").checked) body.seat = 0;

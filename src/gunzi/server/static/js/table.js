@@ -33,6 +33,7 @@ const S = {
   hint: null, // {action, key}
   busy: false,
   summary: null, // hand_end result shown in the modal
+  handResults: {}, // hand number -> hand_end result (复式 compares a board's two plays)
   summarySeen: 0, // hand number of the last summary opened
   heldTrick: null, // {trick, until}
   log: [],
@@ -142,7 +143,7 @@ function takeFrame(f, quiet) {
       S.heldTrick = { number: e.trick, until: Date.now() + TRICK_HOLD_MS };
       setTimeout(renderBoard, TRICK_HOLD_MS + 20);
     }
-    if (e.type === "hand_end") handEnd = e;
+    if (e.type === "hand_end") { handEnd = e; S.handResults[e.hand] = e; }
     if (e.type === "take_kitty" && e.seat === S.seat && e.cards) S.fromKitty = countOf(e.cards);
     if (e.type === "play_begins" || e.type === "deal") S.fromKitty = e.type === "deal" ? null : S.fromKitty;
   }
@@ -859,10 +860,31 @@ function openSummary() {
     r.tribute && r.tribute.n ? row(t("tribute"), t("tribute_line", { n: r.tribute.n, from: seatLabel(r.tribute.from), to: seatLabel(r.tribute.to) })) : null,
     r.hand_scores ? row(t("hand_scores"), scores) : null,
     r.failed_throws && r.failed_throws.some((n) => n) ? row(t("failed_throws"), r.failed_throws.map((n, i) => `${seatLabel(i)} ${n}`).join(" · ")) : null,
-    r.round_end ? row(t("round_end"), t("round_won", { team: teamName(r.round_winner) }) + ` (${t("why_" + r.round_end)})`, "outcome") : null);
+    r.round_end ? row(t("round_end"), t("round_won", { team: teamName(r.round_winner) }) + ` (${t("why_" + r.round_end)})`, "outcome") : null,
+    r.board ? row(t("board"), boardText(r)) : null);
   box.append(h("h2", t("summary_title", { n: r.hand })), table);
   $("summary").dataset.hand = r.hand;
   openModal("summary");
+}
+
+/** Net levels of a hand for a team: levels it gained minus levels the other team gained. */
+function netLevels(r, team) {
+  if (!r.levels_awarded) return 0;
+  const up = r.attackers_take ? r.attackers : 1 - r.attackers;
+  return up === team ? r.levels_awarded : -r.levels_awarded;
+}
+
+/** 复式: which board and play; after the second play, the board's two results side by side. */
+function boardText(r) {
+  const line = t("board_line", { board: r.board, play: r.play });
+  const first = S.handResults[r.hand - 1];
+  if (r.play !== 2 || !first) return line;
+  const team = S.seat != null ? teamOf(S.seat) : 0;
+  const sign = (n) => (n > 0 ? "+" : "") + n;
+  const a = netLevels(first, team), b = netLevels(r, team);
+  return line + " — " + t("board_compare", {
+    first: `${teamName(team)} ${sign(a)}`, second: `${teamName(team)} ${sign(b)}`,
+    team: teamName(team), net: sign((a + b) / 2) });
 }
 
 function openKitty() {
