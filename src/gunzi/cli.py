@@ -222,12 +222,16 @@ def rules_cmd(
 def _register_subsystems() -> None:
     """Commands owned by other packages (terminal play, ...) add themselves here."""
     from gunzi.arena.command import register as register_arena
+    from gunzi.ladder.command import register as register_ladder
+    from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
     from gunzi.tui.command import register as register_tui
 
     register_server(app)
     register_tui(app)
     register_arena(app)
+    register_ladder(app)
+    register_review(app)
 
 
 _register_subsystems()

@@ -58,7 +58,8 @@ def test_create_list_code_and_seats(client: TestClient) -> None:
     assert r.status_code == 400
     r = client.put(f"/api/tables/{tid}/seats/2/bot", json={"bot": "rule"}, headers=bob)
     assert r.json()["seats"][2] == {"seat": 2, "kind": "bot", "name": "rule", "bot": "rule",
-                                    "connected": True, "auto": False}
+                                    "connected": True, "auto": False,
+                                    "title": "幼小班", "total": 0}
     assert client.delete(f"/api/tables/{tid}/seats/2/bot", headers=alice).status_code == 200
     assert client.delete(f"/api/tables/{tid}/seats/1", headers=alice).status_code == 403
     assert client.delete(f"/api/tables/{tid}/seats/1", headers=bob).status_code == 200

@@ -40,6 +40,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
@@ -70,6 +71,18 @@ try:  # the rule bot is optional: the search bot works without it
     from gunzi.bots.rule import RuleBot as _RuleBot
 except ImportError:  # pragma: no cover - depends on what is installed
     _RuleBot = None  # type: ignore[assignment,misc]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One candidate play as :meth:`SearchBot.rate` sees it: the mean value for the seat's
+    team (net levels plus ``point_weight`` times the score margin), the mean attackers'
+    score, over ``n`` sampled deals."""
+
+    action: Action
+    mean: float
+    score: float
+    n: int
 
 
 class SearchBot(Bot):
@@ -187,6 +200,30 @@ class SearchBot(Bot):
     # ------------------------------------------------------------------ search
     def search(self, decision: Decision, rng: random.Random) -> Action:
         start = time.perf_counter()
+        cands, position, finish = self._gunzi_setup(decision, rng)
+        if len(cands) == 1:
+            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
+                          "seconds": time.perf_counter() - start}
+            return cands[0]
+
+        def run(pos: Compact, i: int) -> float:
+            return finish(pos, cands[i])[0]
+
+        use_rule = self.policy == "rule"
+        best, values, deals, done = self._race(len(cands), position, run, rng, start, use_rule)
+        self.stats = {
+            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": self.policy,
+            "seconds": time.perf_counter() - start, "chosen": best,
+            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
+                       for a, v in zip(cands, values, strict=True) if v},
+        }
+        return cands[best]
+
+    def _gunzi_setup(self, decision: Decision, rng: random.Random) -> tuple[
+            list[Action], Callable[[random.Random], Compact],
+            Callable[[Compact, Action], tuple[float, int]]]:
+        """A 打滚子 play's candidates, a sampler of consistent deals, and a play-out of one
+        candidate on one deal giving (value for the seat's team, attackers' score)."""
         assert decision.actions is not None
         seat = decision.seat
         view = decision.view
@@ -212,33 +249,22 @@ class SearchBot(Bot):
                            dry_pot=dry_pot, live=live)
 
         cands = self.candidates(decision, know, tables, position, rng)
-        if len(cands) == 1:
-            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
-                          "seconds": time.perf_counter() - start}
-            return cands[0]
         team = seat % 2
         use_rule = self.policy == "rule"
         rule_tricks = None if sum(decision.hand) <= self.endgame else self.rule_tricks
 
-        def run(pos: Compact, i: int) -> float:
+        def finish(pos: Compact, action: Action) -> tuple[float, int]:
             p = pos.copy()
-            p.play(cands[i].cards)
+            p.play(action.cards)
             if use_rule:
                 public = dry_pot or BJ in pos.kitty or LJ in pos.kitty
                 out = rollout_rule.rule_rollout(p, history, rules, know.order, public,
                                                 rule_tricks, self.backend)
             else:
                 out, _ = p.play_out(self.backend)
-            return self.value(out, team, dealer)
+            return self.value(out, team, dealer), out.score
 
-        best, values, deals, done = self._race(len(cands), position, run, rng, start, use_rule)
-        self.stats = {
-            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": self.policy,
-            "seconds": time.perf_counter() - start, "chosen": best,
-            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
-                       for a, v in zip(cands, values, strict=True) if v},
-        }
-        return cands[best]
+        return cands, position, finish
 
     # ----------------------------------------------------------- classic 升级
     def search_classic(self, decision: Decision, rng: random.Random) -> Action:
@@ -246,6 +272,29 @@ class SearchBot(Bot):
         the rule bot plays them out; the engine judges throws, tractors and scoring."""
         start = time.perf_counter()
         default = self._delegate(decision, rng)
+        cands, position, finish = self._classic_setup(decision, rng, default)
+        if len(cands) == 1:
+            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
+                          "seconds": time.perf_counter() - start}
+            return cands[0]
+
+        def run(m: Match, i: int) -> float:
+            return finish(m, cands[i])[0]
+
+        best, values, deals, done = self._race(len(cands), position, run, rng, start, True)
+        self.stats = {
+            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": "rule",
+            "seconds": time.perf_counter() - start, "chosen": best,
+            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
+                       for a, v in zip(cands, values, strict=True) if v},
+        }
+        return cands[best]
+
+    def _classic_setup(self, decision: Decision, rng: random.Random, default: Action
+                       ) -> tuple[list[Action], Callable[[random.Random], Match],
+                                  Callable[[Match, Action], tuple[float, int]]]:
+        """A classic play's candidates (``default`` first), a sampler of consistent engine
+        positions, and a rule-bot play-out giving (value for the team, attackers' score)."""
         seat = decision.seat
         view = decision.view
         rules = decision.rules
@@ -270,32 +319,55 @@ class SearchBot(Bot):
         first = position(rng)
         legal = list(islice(first.legal_actions(seat), 400))
         cands = classic_candidates(default, legal, know.order, self.max_candidates)
-        if len(cands) == 1:
-            self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
-                          "seconds": time.perf_counter() - start}
-            return cands[0]
         team = seat % 2
         unit = 20 * rules.decks
 
-        def run(m: Match, i: int) -> float:
+        def finish(m: Match, action: Action) -> tuple[float, int]:
             twin = m.clone()
-            twin.apply(cands[i])
+            twin.apply(action)
             r = rollout_rule.engine_rollout(twin)
             att = int(r["attackers"])
             lv = int(r["levels_awarded"])
             up = att if r["attackers_take"] else 1 - att
             net = (lv if up == team else -lv) if lv > 0 else 0
             margin = (int(r["score"]) - 2 * unit) / (2 * unit)
-            return net + self.point_weight * (margin if team == att else -margin)
+            return net + self.point_weight * (margin if team == att else -margin), int(r["score"])
 
-        best, values, deals, done = self._race(len(cands), position, run, rng, start, True)
-        self.stats = {
-            "candidates": len(cands), "rollouts": done, "deals": deals, "policy": "rule",
-            "seconds": time.perf_counter() - start, "chosen": best,
-            "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
-                       for a, v in zip(cands, values, strict=True) if v},
-        }
-        return cands[best]
+        return cands, position, finish
+
+    # ------------------------------------------------------------------ review
+    def rate(self, decision: Decision, rng: random.Random,
+             extra: Sequence[Action] = ()) -> list[Rating]:
+        """Rate every candidate play of a play decision (and the legal ``extra`` plays) on
+        the same sampled deals, for reviews: the ``rollouts`` budget is split evenly, with
+        no early drops and no clock, so the figures depend only on ``rng``. Does not
+        change how :meth:`choose` plays. Empty for a decision that is not a card play."""
+        if decision.kind is not Kind.PLAY:
+            return []
+        setup: tuple[list[Action], Callable[[random.Random], Any],
+                     Callable[[Any, Action], tuple[float, int]]]
+        if decision.rules.is_gunzi:
+            if not decision.actions:
+                return []
+            setup = self._gunzi_setup(decision, rng)
+        else:
+            setup = self._classic_setup(decision, rng, self._delegate(decision, rng))
+        cands, position, finish = setup
+        for action in extra:
+            if action not in cands and decision.check(action) is None:
+                cands.append(action)
+        if len(cands) == 1:
+            return [Rating(cands[0], 0.0, 0.0, 0)]
+        sums = [[0.0, 0.0] for _ in cands]
+        deals = max(1, self.rollouts // len(cands))
+        for _ in range(deals):
+            state = position(rng)
+            for i, action in enumerate(cands):
+                value, score = finish(state, action)
+                sums[i][0] += value
+                sums[i][1] += score
+        return [Rating(a, v / deals, s / deals, deals) for a, (v, s) in zip(cands, sums,
+                                                                           strict=True)]
 
     def _race(self, n: int, deal: Callable[[random.Random], Any],
               run: Callable[[Any, int], float], rng: random.Random, start: float,
@@ -540,4 +612,4 @@ def _completable(d: Decision, chosen: list[Card]) -> bool:
     return d.check(make(d.seat, chosen)) is None
 
 
-__all__ = ["SearchBot", "fallback_action", "own_hand_plays"]
+__all__ = ["Rating", "SearchBot", "fallback_action", "own_hand_plays"]

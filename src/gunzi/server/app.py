@@ -21,9 +21,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from gunzi.server import auth, lobby, ws
+from gunzi.server import auth, lobby, replay_api, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.db import Store
+from gunzi.server.ladder_api import router as ladder_router
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings, from_env
 from gunzi.server.tables import Hall
@@ -107,6 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
+    app.include_router(replay_api.router)
+    app.include_router(ladder_router)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:

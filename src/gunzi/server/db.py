@@ -33,6 +33,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    UniqueConstraint,
     create_engine,
     event,
     insert,
@@ -42,6 +43,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from gunzi.ladder.result import LadderResult
 from gunzi.server.settings import Settings
 
 T = TypeVar("T")
@@ -136,6 +138,62 @@ class EventRow(Base):
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # Event.to_dict(): public and secret
     audience: Mapped[str] = mapped_column(String(16))  # seats, e.g. "0,2"
     private: Mapped[bool] = mapped_column(Boolean)
+
+
+class LadderResultRow(Base):
+    """One scored hand (打滚子) or game (classic); unique per table and hand (exactly once)."""
+
+    __tablename__ = "ladder_results"
+    __table_args__ = (UniqueConstraint("table_id", "hand_no", name="uq_ladder_results_hand"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[str] = mapped_column(String(24))
+    hand_no: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    players: Mapped[list[str]] = mapped_column(JSON)  # per seat: "u:<id>" or "bot:<name>"
+    scores: Mapped[list[int]] = mapped_column(JSON)  # ladder points per seat
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LadderEntry(Base):
+    """A player's share of a rated result: points, total and rating after (the history)."""
+
+    __tablename__ = "ladder_entries"
+    __table_args__ = (Index("ix_ladder_entries_player", "player", "result_id"),)
+
+    result_id: Mapped[int] = mapped_column(
+        ForeignKey("ladder_results.id", ondelete="CASCADE"), primary_key=True
+    )
+    player: Mapped[str] = mapped_column(String(40), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16))
+    seats: Mapped[str] = mapped_column(String(8))  # e.g. "1,3" (a bot may fill several)
+    score: Mapped[int] = mapped_column(Integer)
+    total_after: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LadderPlayer(Base):
+    """A player's standing on one game's ladder: 积分 total, games, rating."""
+
+    __tablename__ = "ladder_players"
+    __table_args__ = (Index("ix_ladder_players_rank", "game", "total"),)
+
+    game: Mapped[str] = mapped_column(String(16), primary_key=True)
+    player: Mapped[str] = mapped_column(String(40), primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    total: Mapped[int] = mapped_column(Integer)
+    games: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
 
 
 # ---------------------------------------------------------------------------- engine
@@ -261,12 +319,16 @@ def commit_action(
     action: dict[str, Any],
     events: list[dict[str, Any]],
     table: dict[str, Any],
+    ladder: LadderResult | None = None,
 ) -> None:
-    """One accepted action, its events and the table's new counters: one transaction."""
+    """One accepted action, its events and the table's new counters: one transaction; with
+    the ladder result the action closed, if any (so it counts exactly once)."""
     session.execute(insert(ActionRow), [action])
     if events:
         session.execute(insert(EventRow), events)
     session.execute(update(TableRow).where(TableRow.id == table_id).values(**table))
+    if ladder is not None:
+        _apply_ladder(session, ladder)
 
 
 def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
@@ -274,11 +336,20 @@ def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
     if len(items) == 1:
         commit_action(session, *items[0])
         return
-    session.execute(insert(ActionRow), [action for _, action, _, _ in items])
-    events = [e for _, _, evs, _ in items for e in evs]
+    session.execute(insert(ActionRow), [item[1] for item in items])
+    events = [e for item in items for e in item[2]]
     if events:
         session.execute(insert(EventRow), events)
-    session.execute(update(TableRow), [{"id": tid, **table} for tid, _, _, table in items])
+    session.execute(update(TableRow), [{"id": item[0], **item[3]} for item in items])
+    for item in items:
+        if len(item) > 4 and item[4] is not None:
+            _apply_ladder(session, item[4])
+
+
+def _apply_ladder(session: Session, ladder: LadderResult) -> None:
+    from gunzi.server.ladder_db import apply_result  # it builds on this module's models
+
+    apply_result(session, ladder, now())
 
 
 def load_actions(session: Session, table_id: str) -> list[ActionRow]:

@@ -41,7 +41,10 @@ from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import redact, stream, view
-from gunzi.server import db
+from gunzi.ladder.points import closed_points, game_of
+from gunzi.ladder.result import LadderResult, bot_key, user_key
+from gunzi.ladder.titles import title_for
+from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal, Throttle
 from gunzi.server.protocol import ACTION_KEYS, PLAYER_ACTIONS, CreateTable, QuickPlay, dumps
 
@@ -124,10 +127,18 @@ class SeatState:
     auto: bool = False  # 托管: the bot plays this human seat
     auto_reason: str | None = None
     away_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    total: int | None = None  # ladder total in the table's game, and its title
+    title: str | None = None
 
     @property
     def empty(self) -> bool:
         return self.user_id is None and self.bot is None
+
+    @property
+    def ladder_key(self) -> str | None:
+        if self.user_id is not None:
+            return user_key(self.user_id)
+        return None if self.bot is None else bot_key(self.bot)
 
     def public(self, seat: int) -> dict[str, Any]:
         kind = "bot" if self.bot else "human" if self.user_id is not None else "empty"
@@ -138,6 +149,8 @@ class SeatState:
             "bot": self.bot,
             "connected": kind == "bot" or self.conns > 0,
             "auto": self.auto,
+            "title": self.title,
+            "total": self.total,
         }
 
 
@@ -151,6 +164,7 @@ class Table:
         self.public = row.public
         self.preset = row.preset
         self.rules: Ruleset = from_options(dict(row.rules))
+        self.game = game_of(self.rules)  # the ladder its results go to
         self.clock = row.clock
         self.max_hands = row.max_hands
         self.counter = row.counter
@@ -442,9 +456,10 @@ class Table:
         ]
         table_row = {"n_actions": n, "n_events": len(m.events), "status": status,
                      "updated_at": db.now()}
+        ladder = self._ladder_result(results_before, status)
         t0 = time.perf_counter()
         try:
-            await self.hall.store.commit(self.id, action_row, event_rows, table_row)
+            await self.hall.store.commit(self.id, action_row, event_rows, table_row, ladder)
         except Exception as exc:
             log.error("commit_failed", table=self.id, error=type(exc).__name__)
             self.retry_at = time.monotonic() + 1.0
@@ -462,6 +477,8 @@ class Table:
         self.status = status
         self._schedule()
         self._publish(start)
+        if ladder is not None and ladder.rated:
+            await self._refresh_titles(fresh=True)
         if status_changed:
             self._publish_table()
             self.hall.count_tables()
@@ -470,6 +487,44 @@ class Table:
         if source == "player":
             self.hall.metrics.action_seconds.observe(time.perf_counter() - t_start)
         return len(m.events)
+
+    def _ladder_result(self, results_before: int, status: str) -> LadderResult | None:
+        """The ladder result the action just closed (a 打滚子 hand, a classic game), if any.
+        Rated when at least one person is seated; bots count under their names."""
+        m = self.match
+        assert m is not None
+        if len(m.results) == results_before:
+            return None
+        points = closed_points(m, table_ends=status == "finished")
+        if points is None:
+            return None
+        keys = [s.ladder_key or "?" for s in self.seats]
+        rated = any(s.user_id is not None for s in self.seats)
+        return LadderResult(self.game, self.id, int(m.results[-1]["hand"]),
+                            (keys[0], keys[1], keys[2], keys[3]), points, rated)
+
+    async def _refresh_titles(self, fresh: bool = False) -> None:
+        """Seat titles from the hall's ladder cache (read from the database when missing or
+        ``fresh``); the table is republished if one changed. Never fails the caller."""
+        keys = [s.ladder_key for s in self.seats]
+        try:
+            totals = await self.hall.ladder_totals(self.game, [k for k in keys if k], fresh)
+        except Exception as exc:
+            log.warning("titles_failed", table=self.id, **where(exc))
+            return
+        changed = False
+        for s, key in zip(self.seats, keys, strict=True):
+            total = None if key is None else totals.get(key, 0)
+            title = None if total is None else title_for(total)
+            if (s.total, s.title) != (total, title):
+                s.total, s.title = total, title
+                changed = True
+        if changed:
+            self._publish_table()
+
+    async def refresh_titles(self) -> None:
+        async with self.lock:
+            await self._refresh_titles()
 
     async def _reload(self) -> None:
         """Rebuild the match from the database (after a failed commit) and resync everyone."""
@@ -772,6 +827,7 @@ class Table:
             await self.hall.store.run(_set_seat, self.id, seat, who.user_id, None)
             self.seats[seat] = SeatState(user_id=who.user_id, name=who.name)
             self._publish_table()
+            await self._refresh_titles()
 
     async def leave_seat(self, who: Principal, seat: int) -> None:
         async with self.lock:
@@ -800,6 +856,7 @@ class Table:
             await self.hall.store.run(_set_seat, self.id, seat, None, bot)
             self.seats[seat] = SeatState(bot=bot)
             self._publish_table()
+            await self._refresh_titles()
 
     async def start(self, who: Principal | None) -> None:
         async with self.lock:
@@ -881,7 +938,7 @@ class Loaded:
 
 def _load(session: Session, statuses: tuple[str, ...] | None, table_id: str | None
           ) -> list[Loaded]:
-    q = select(db.TableRow)
+    q = select(db.TableRow).where(db.TableRow.preset.not_like("quoridor%"))  # board_tables
     if statuses is not None:
         q = q.where(db.TableRow.status.in_(statuses))
     if table_id is not None:
@@ -919,6 +976,19 @@ class Hall:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.base_url: str | None = None
         self.cold_cache: OrderedDict[str, Table] = OrderedDict()
+        self.ladder_cache: dict[tuple[str, str], int] = {}  # (game, player) -> total
+
+    async def ladder_totals(self, game: str, keys: list[str], fresh: bool) -> dict[str, int]:
+        """Ladder totals for seat titles, cached per player; ``fresh`` rereads them (after a
+        rated result). Players with no result yet count 0."""
+        missing = keys if fresh else [k for k in keys if (game, k) not in self.ladder_cache]
+        if missing:
+            found = await self.store.run(ladder_db.totals, game, sorted(set(missing)))
+            if len(self.ladder_cache) > 50_000:
+                self.ladder_cache.clear()
+            for k in missing:
+                self.ladder_cache[(game, k)] = found.get(k, 0)
+        return {k: self.ladder_cache.get((game, k), 0) for k in keys}
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -958,6 +1028,7 @@ class Hall:
                         table._away(i)
                 table._schedule()
             table._start_idle()
+            self.spawn(table.refresh_titles())
             self.metrics.restored.inc()
         self.count_tables()
         kind = "sqlite" if self.settings.is_sqlite else "postgresql"
@@ -1011,6 +1082,7 @@ class Hall:
         table = Table(self, item.row, item.seats)
         if item.row.header is not None:
             table._replay(item.actions)
+        await table._refresh_titles()
         if table.status not in LIVE:  # a live table may come back; a finished one is final
             self.cold_cache[table_id] = table
             while len(self.cold_cache) > 32:

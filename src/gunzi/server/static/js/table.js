@@ -310,6 +310,7 @@ function renderSeats() {
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
         h("span.name", { title: name }, name),
+        si && si.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: si.total }) }, si.title) : null,
         badges),
       h("div.seat-meta",
         v ? h("span.count", { title: t("cards_in_hand") }, h("i.mini-card"), String(v.hand_sizes[seat])) : null,
@@ -863,6 +864,7 @@ function openSummary() {
     r.round_end ? row(t("round_end"), t("round_won", { team: teamName(r.round_winner) }) + ` (${t("why_" + r.round_end)})`, "outcome") : null,
     r.board ? row(t("board"), boardText(r)) : null);
   box.append(h("h2", t("summary_title", { n: r.hand })), table);
+  box.append(h("p", h("a.button.small#btn-replay", { href: `/replay.html?t=${encodeURIComponent(S.tableId)}&hand=${r.hand}&trick=0`, target: "_blank", rel: "noopener" }, t("replay_link"))));
   $("summary").dataset.hand = r.hand;
   openModal("summary");
 }

@@ -1,0 +1,51 @@
+"""One ladder result: what a finished hand (打滚子) or game (classic) writes to the ladder.
+
+Built by a table when a hand ends and stored in the same transaction as the
+action that ended it (see docs/ladder.md); ``(table_id, hand_no)`` identifies it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BOT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+
+
+def user_key(user_id: int) -> str:
+    return f"u:{user_id}"
+
+
+def bot_key(name: str) -> str:
+    """Every bot of one name is one ladder identity."""
+    return f"bot:{name}"
+
+
+def key_of_ref(ref: str) -> str | None:
+    """A player's key from a URL reference: a user id (``12``) or a bot name (``rule``,
+    ``bot:rule``); None if it is neither."""
+    ref = ref.strip()
+    if ref.isdecimal() and len(ref) <= 18:
+        return user_key(int(ref))
+    name = ref.removeprefix("bot:")
+    return bot_key(name) if BOT_NAME.fullmatch(name) else None
+
+
+def ref_of_key(key: str) -> str:
+    """The URL reference of a key: the user id or the bot name."""
+    return key.removeprefix("u:").removeprefix("bot:")
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    game: str  # ladder key: "gunzi", "classic"
+    table_id: str
+    hand_no: int  # the hand that closed the result
+    players: tuple[str, str, str, str]  # per seat: user_key or bot_key
+    scores: tuple[int, int, int, int]  # ladder points per seat
+    rated: bool  # counts for totals and ratings (at least one human seated)
+
+    def team_points(self) -> tuple[int, int]:
+        """Points of team 0 (seats 0, 2) and team 1 (seats 1, 3)."""
+        s = self.scores
+        return s[0] + s[2], s[1] + s[3]

@@ -1,0 +1,1 @@
+"""Replays and post-hand reviews of finished hands, rebuilt from validated match records."""
