@@ -129,13 +129,23 @@ def simulate(
 ) -> None:
     """Random legal players make every decision; print the figures."""
     if rules.startswith("quoridor"):
+        from gunzi.quoridor.records import dumps as q_dumps
         from gunzi.quoridor.rules import preset as q_preset
         from gunzi.quoridor.sim import simulate as q_simulate
 
-        if records_dir is not None:
-            console.print("[red]--records is not available for 步步为营 yet[/red]")
-            raise typer.Exit(2)
-        out = q_simulate(q_preset(rules), hands, seed)
+        def write_record(k: int, game: Any, names: list[str]) -> None:
+            assert records_dir is not None
+            records_dir.mkdir(parents=True, exist_ok=True)
+            (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
+                q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
+
+        try:
+            q_rules = q_preset(rules)
+        except GunziError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        out = q_simulate(q_rules, hands, seed,
+                         on_game=write_record if records_dir is not None else None)
     else:
         out = run_simulate(_rules(rules, option), hands, seed, records_dir)
     if as_json:
@@ -167,6 +177,8 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Re-validate every action of a record and print each hand's outcome."""
+    if _replay_board(file, as_json):
+        return
     try:
         with file.open(encoding="utf-8") as fh:
             result = records.replay(records.read_lines(fh))
@@ -195,6 +207,36 @@ def replay(
             str(h.get("tribute_count", "")), str(h.get("hand_scores", "")),
         )
     console.print(table)
+
+
+def _replay_board(file: Path, as_json: bool) -> bool:
+    """Replay a 步步为营 record (see docs/quoridor.md); False if ``file`` is not one."""
+    from gunzi.quoridor import records as q_records
+
+    try:
+        with file.open(encoding="utf-8") as fh:
+            lines = list(records.read_lines(fh))
+    except (OSError, GunziError):
+        return False  # the card replay below reports it
+    if not lines or not q_records.is_quoridor_header(lines[0]):
+        return False
+    try:
+        summary = q_records.replay(lines).summary()
+    except GunziError as exc:
+        if as_json:
+            _emit_json({"ok": False, "error": str(exc),
+                        "event": getattr(exc, "event_number", None),
+                        "rule": getattr(exc, "rule", "")})
+        else:
+            console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _emit_json({"ok": True, **summary})
+    else:
+        console.print(f"{file}: {summary['rules']}, {summary['turns']} turns, all actions legal")
+        for key, value in summary.items():
+            console.print(f"  {key}: {value}")
+    return True
 
 
 @app.command(name="rules")

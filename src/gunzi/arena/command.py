@@ -147,7 +147,13 @@ def arena(
                                                 "every N pairs (0: auto)")] = 0,
     option: OptionOpt = None,
 ) -> None:
-    """Duplicate match: every deal twice, A at seats 0+2 then at 1+3; report A's net levels."""
+    """Duplicate match: every deal twice, A at seats 0+2 then at 1+3; report A's net levels.
+
+    With ``--rules quoridor-2|quoridor-4`` each of the ``--deals`` pairs is a seeded opening
+    played twice with sides swapped (see :mod:`gunzi.arena.board`)."""
+    if rules.startswith("quoridor"):
+        _board_arena(bots, rules, deals, seed, workers, pairs, as_json, quiet, option)
+        return
     ruleset = _rules(rules, option)
     try:
         specs = parse_bots(bots)
@@ -167,6 +173,45 @@ def arena(
         _emit_json(report)
     else:
         _print_report(report)
+
+
+def _board_arena(bots: str, rules: str, deals: int, seed: int, workers: int,
+                 pairs: Path | None, as_json: bool, quiet: bool,
+                 option: list[str] | None) -> None:
+    """The 步步为营 arena (one process: ``--workers`` other than 1 is refused)."""
+    from gunzi.arena.board import run_board_arena
+    from gunzi.quoridor.rules import parse_option_value
+    from gunzi.quoridor.rules import preset as q_preset
+
+    def tick(done: int, total: int, rate: float) -> None:
+        if not quiet and (done % max(1, total // 10) == 0 or done == total):
+            _err().print(f"arena: {done}/{total} pairs, A scores {rate:.3f}", highlight=False)
+
+    try:
+        if workers != 1:
+            raise GunziError("the 步步为营 arena runs in one process: use --workers 1")
+        changes = {}
+        for item in option or []:
+            key, _, value = item.partition("=")
+            changes[key] = parse_option_value(key, value)
+        report = run_board_arena(q_preset(rules, **changes), bots, deals, seed,
+                                 pairs_out=pairs, progress=tick)
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _emit_json(report)
+        return
+    console = Console()
+    ci = report["win_rate_a_ci95"]
+    console.print(f"{report['bots']['A']} (A) vs {report['bots']['B']} (B), {report['rules']}: "
+                  f"{report['games']} games, A wins {report['wins']['A']}, B wins "
+                  f"{report['wins']['B']}, draws {report['draws']}", highlight=False)
+    ci_text = f" 95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    console.print(f"A's score rate {report['win_rate_a']:.3f}{ci_text}", highlight=False)
+    for label in ("A", "B"):
+        lat = report["latency_ms"][label]
+        console.print(f"{label}: {lat['decisions']} decisions, p50 {lat['p50']} ms, "
+                      f"p95 {lat['p95']} ms, max {lat['max']} ms", highlight=False)
 
 
 def bank_make(

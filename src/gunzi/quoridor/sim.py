@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gunzi.quoridor.bots import Bot, make_bot
@@ -37,13 +37,15 @@ def simulate(
     seed: int,
     bots: Sequence[str | Bot] = ("random", "random"),
     swap: bool = False,
+    on_game: Callable[[int, QuoridorGame, list[str]], None] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games and summarise them.
 
     ``bots`` are names (see :func:`gunzi.quoridor.bots.make_bot`) or bot objects, used for
     seats in turn (``bots[seat % len(bots)]``). With ``swap`` game ``k`` rotates the bots by
     ``k`` seats, so each bot plays every side; ``wins_by_bot`` counts wins per entry of
-    ``bots``.
+    ``bots``. ``on_game(k, game, names)`` is called with every finished game and the bot
+    name per seat (the CLI writes records with it).
 
     Returns ``games``, ``games_per_second``, ``mean_moves`` (actions per game), ``wins``
     (per seat), ``draws``, ``wins_by_bot``, ``walls_placed_mean`` and ``seed``.
@@ -63,6 +65,8 @@ def simulate(
         shift = k if swap else 0
         index = [(seat + shift) % len(objs) for seat in range(players)]
         game = play_game(rules, [objs[i] for i in index], rng)
+        if on_game is not None:
+            on_game(k, game, [objs[i].name for i in index])
         moves += game.turns
         walls += sum(isinstance(e, WallEvent) for e in game.events)
         if game.winner is None:

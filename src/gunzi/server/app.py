@@ -21,8 +21,9 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from gunzi.server import auth, lobby, replay_api, ws
+from gunzi.server import auth, board_api, lobby, replay_api, ws
 from gunzi.server.auth import Accounts
+from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
 from gunzi.server.metrics import Metrics
@@ -73,14 +74,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = Store(settings)
     accounts = Accounts(settings, store, metrics)
     hall = Hall(settings, store, metrics)
+    board_hall = BoardHall(settings, store, metrics)
     accounts.on_revoke.append(hall.revoke_session)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hall.startup()
+        await board_hall.startup()
         try:
             yield
         finally:
+            await board_hall.shutdown()
             await hall.shutdown()
 
     app = FastAPI(title="Gunzi hall", version="1", lifespan=lifespan, docs_url="/api/docs",
@@ -90,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.accounts = accounts
     app.state.hall = hall
+    app.state.board_hall = board_hall
 
     @app.middleware("http")
     async def guard(request: Request,
@@ -108,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
+    app.include_router(board_api.router)
     app.include_router(replay_api.router)
     app.include_router(ladder_router)
 
@@ -123,6 +129,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/metrics")
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4")
+
+    @app.websocket("/ws/board/{table_id}")
+    async def board_ws(websocket: WebSocket, table_id: str) -> None:
+        await board_api.board_socket(websocket, table_id)
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_ws(websocket: WebSocket, table_id: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -45,13 +45,50 @@ def run_app(session: Session, *, lang: str, delay: float) -> Path | None:
     return GunziApp(session, lang=lang, delay=delay).run()
 
 
+def build_board(rules: str, option: list[str] | None,
+                bots: str | None) -> tuple[Any, list[str]]:
+    """The 步步为营 rules and bot names `gunzi play --rules quoridor-*` would use."""
+    from gunzi.quoridor.bots import BOTS
+    from gunzi.quoridor.rules import parse_option_value
+    from gunzi.quoridor.rules import preset as q_preset
+
+    changes = {}
+    for item in option or []:
+        key, _, value = item.partition("=")
+        changes[key] = parse_option_value(key, value)
+    ruleset = q_preset(rules, **changes)
+    names = [b.strip() for b in (bots or "rule").split(",") if b.strip()]
+    for name in names:
+        if name not in BOTS:
+            raise GunziError(f"unknown 步步为营 bot {name!r}; valid bots: {', '.join(BOTS)}")
+    return ruleset, names
+
+
+def play_board(rules: str, option: list[str] | None, bots: str | None, seed: int | None,
+               lang: str, delay: float, record: Path | None) -> None:
+    """Run the 步步为营 terminal app (seat 0 is the human)."""
+    from gunzi.tui.board_app import run_board
+
+    try:
+        ruleset, names = build_board(rules, option, bots)
+    except GunziError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    where = record or default_record_path()
+    run_board(ruleset, names, seed=seed, lang=lang, delay=delay, record=where)
+    if where.exists():
+        typer.echo(f"record: {where}")
+        typer.echo(f"check it with: gunzi replay {where}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``play`` command to ``app``."""
 
     @app.command()
     def play(
         rules: Annotated[
-            str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))
+            str, typer.Option("--rules", "-r",
+                              help="Preset: " + ", ".join([*PRESETS, "quoridor-2", "quoridor-4"]))
         ] = "gunzi",
         option: Annotated[
             list[str] | None,
@@ -78,10 +115,15 @@ def register(app: typer.Typer) -> None:
                               "with --resume, the resumed file)"),
         ] = None,
     ) -> None:
-        """Play 打滚子 (or classic 升级) in the terminal: you are seat 0, bots play 1-3."""
+        """Play 打滚子 (or classic 升级) in the terminal: you are seat 0, bots play 1-3.
+
+        With ``--rules quoridor-2|quoridor-4``: 步步为营, bots ``random``/``rule``/``search``."""
         if lang not in LANGS:
             typer.echo(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}", err=True)
             raise typer.Exit(2)
+        if rules.startswith("quoridor"):
+            play_board(rules, option, bots, seed, lang, delay, record)
+            return
         try:
             session = build_session(rules=rules, option=option, bots=bots, seed=seed,
                                     resume=resume, record=record)

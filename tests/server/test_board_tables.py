@@ -1,0 +1,230 @@
+"""步步为营 tables in the hall: quick play, seats and bots, play over the WebSocket to the end,
+refusals, spectators, the record, and a restart that resumes the game where it was."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gunzi.quoridor import records
+from gunzi.quoridor.bots import RuleBot
+from gunzi.quoridor.game import Move, QuoridorGame, Wall
+from gunzi.quoridor.rules import preset
+from gunzi.server.app import create_app
+
+from .util import cookie_guest, hall_settings
+
+
+def recv(ws: Any, kinds: tuple[str, ...] | str) -> dict[str, Any]:
+    kinds = (kinds,) if isinstance(kinds, str) else kinds
+    while True:
+        f: dict[str, Any] = json.loads(ws.receive_text())
+        if f["t"] in kinds:
+            return f
+
+
+def as_payload(action: Move | Wall) -> dict[str, Any]:
+    if isinstance(action, Wall):
+        return {"type": "wall", "wall": action.text()}
+    return {"type": "move", "to": action.text()}
+
+
+class Mirror:
+    """A client's copy of the game, rebuilt from the frames it reads (checks the stream)."""
+
+    def __init__(self, ws: Any, name: str) -> None:
+        self.ws = ws
+        self.game = QuoridorGame(preset(name))
+        self.seq = 0
+        self.last: dict[str, Any] = {}
+
+    def recv(self, kinds: tuple[str, ...] | str) -> dict[str, Any]:
+        """The next frame of ``kinds``; every events/snapshot frame on the way is applied."""
+        kinds = (kinds,) if isinstance(kinds, str) else kinds
+        while True:
+            f: dict[str, Any] = json.loads(self.ws.receive_text())
+            if f["t"] in ("events", "snapshot"):
+                self.take(f)
+            if f["t"] in kinds:
+                return f
+
+    def take(self, f: dict[str, Any]) -> None:
+        self.last = f
+        if f["t"] == "snapshot":
+            self.game = records.replay([records.header(QuoridorGame(self.game.rules)),
+                                        *f["events"]]).game
+            self.seq = f["seq"]
+            return
+        for ev in f["events"]:
+            assert ev.pop("seq") == self.seq + 1
+            self.seq += 1
+            action = records.action_of(ev)
+            if action is not None:
+                assert self.game.apply(action).to_dict() == ev
+        assert f["seq"] == self.seq
+        assert f["view"]["pawns"] == self.game.view(0)["pawns"]
+
+    def act(self, cid: str, payload: dict[str, Any]) -> dict[str, Any]:
+        self.ws.send_json({"t": "act", "id": cid, "action": payload})
+        ack = self.recv("ack")
+        while ack["ok"] and self.seq < ack["seq"]:
+            self.recv(("events", "snapshot"))
+        return ack
+
+
+def play_until(m: Mirror, seat: int, stop: int | None = None, prefix: str = "a") -> None:
+    """Play ``seat`` with the rule bot until the game ends (or ``stop`` own moves)."""
+    bot, rng, n = RuleBot(), random.Random(1), 0
+    while not m.game.is_over and (stop is None or n < stop):
+        if m.game.to_move == seat:
+            n += 1
+            action = bot.choose(m.game, seat, rng)
+            assert isinstance(action, Move | Wall)
+            ack = m.act(f"{prefix}{n}", as_payload(action))
+            assert ack["ok"], ack
+        else:
+            m.recv(("events", "snapshot"))
+
+
+def test_quickplay_two_players_to_the_end_with_a_spectator(tmp_path: Path) -> None:
+    with TestClient(create_app(hall_settings(tmp_path / "data"))) as c:
+        alice = cookie_guest(c)
+        bob = cookie_guest(c)
+        t = c.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "rule"},
+                   headers=alice).json()
+        assert t["status"] == "playing" and t["seat"] == 0 and t["ws"] == f"/ws/board/{t['id']}"
+        assert [s["kind"] for s in t["seats"]] == ["human", "bot"]
+        url = f"/ws/board/{t['id']}"
+        with c.websocket_connect(url, headers=alice) as ws, \
+                c.websocket_connect(url + "?watch=1", headers=bob) as spy_ws:
+            me = Mirror(ws, "quoridor-2")
+            ws.send_json({"t": "hello"})
+            assert me.recv("welcome")["seat"] == 0
+            me.recv("snapshot")
+            spy = Mirror(spy_ws, "quoridor-2")
+            spy_ws.send_json({"t": "hello"})
+            assert spy.recv("welcome")["seat"] is None
+            spy.recv("snapshot")
+            # refusals change nothing and say why
+            ack = me.act("bad1", {"type": "move", "to": "e5"})
+            assert not ack["ok"] and ack["error"]["code"] == "illegal"
+            assert me.act("bad2", {"type": "fly", "to": "e5"})["error"]["code"] == "malformed"
+            assert me.act("bad3", {"type": "wall", "wall": "e0h"})["error"]["code"] == \
+                "malformed"
+            assert "off the board" in me.act("bad4", {"type": "wall", "wall": "z9h"})[
+                "error"]["message"]
+            assert spy.act("s1", {"type": "move", "to": "e2"})["error"]["code"] == "not_seated"
+            assert me.seq == 0
+            # a resent id is acknowledged once and applied once
+            assert me.act("w1", {"type": "wall", "wall": "e7h"})["ok"]
+            assert me.act("w1", {"type": "wall", "wall": "e7h"}).get("dup") is True
+            assert len(me.game.walls) == 1
+            play_until(me, 0)
+            assert me.game.is_over
+            # the spectator saw exactly the same game
+            while spy.seq < me.seq:
+                spy.recv(("events", "snapshot"))
+            assert spy.game.key() == me.game.key()
+        info = c.get(f"/api/board/tables/{t['id']}").json()
+        assert info["status"] == "finished"
+        lines = [json.loads(x) for x in
+                 c.get(f"/api/board/tables/{t['id']}/record").text.splitlines()]
+        rep = records.replay(lines)
+        assert rep.game.key() == me.game.key() and rep.game.is_over
+
+
+def test_four_players_seated_by_hand(tmp_path: Path) -> None:
+    with TestClient(create_app(hall_settings(tmp_path / "data"))) as c:
+        alice = cookie_guest(c)
+        t = c.post("/api/board/tables", json={"preset": "quoridor-4", "seat": 0},
+                   headers=alice).json()
+        tid = t["id"]
+        assert len(t["seats"]) == 4
+        r = c.post(f"/api/board/tables/{tid}/start", headers=alice)
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "seats_empty"
+        r = c.put(f"/api/board/tables/{tid}/seats/1/bot", json={"bot": "chess"}, headers=alice)
+        assert r.status_code == 400
+        for seat, bot in ((1, "random"), (2, "rule"), (3, "search")):
+            assert c.put(f"/api/board/tables/{tid}/seats/{seat}/bot", json={"bot": bot},
+                         headers=alice).status_code == 200
+        assert c.post(f"/api/board/tables/{tid}/start", headers=alice).json()["status"] == \
+            "playing"
+        with c.websocket_connect(f"/ws/board/{tid}", headers=alice) as ws:
+            me = Mirror(ws, "quoridor-4")
+            ws.send_json({"t": "hello"})
+            me.recv("snapshot")
+            play_until(me, 0, stop=3)
+            assert me.game.turns >= 8  # three own moves, the three bots answered each
+            assert c.get(f"/api/board/tables/{tid}").json()["turn"] >= 8
+
+
+def test_restart_resumes_the_game_where_it_was(tmp_path: Path) -> None:
+    settings = hall_settings(tmp_path / "data")
+    with TestClient(create_app(settings)) as c1:
+        alice = cookie_guest(c1)
+        card = c1.post("/api/quickplay", json={"preset": "gunzi"}, headers=alice).json()
+        t = c1.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "rule"},
+                    headers=alice).json()
+        with c1.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
+            me = Mirror(ws, "quoridor-2")
+            ws.send_json({"t": "hello"})
+            me.recv("snapshot")
+            play_until(me, 0, stop=3)
+            while me.game.to_move != 0:
+                me.recv(("events", "snapshot"))
+            before = me.last
+    with TestClient(create_app(settings)) as c2:
+        info = c2.get(f"/api/board/tables/{t['id']}").json()
+        assert info["status"] == "playing" and info["turn"] == me.game.turns == 6
+        assert c2.get(f"/api/tables/{card['id']}").json()["status"] == "playing"  # card hall too
+        with c2.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
+            me.ws = ws
+            ws.send_json({"t": "hello", "last_seq": me.seq})
+            f = me.recv(("events", "snapshot"))
+            assert f["t"] == "events" and f["resync"] and f["events"] == []
+            assert f["view"] == before["view"]
+            play_until(me, 0, stop=2, prefix="b")
+            assert me.game.turns >= 9
+
+
+def test_socket_guards_and_away_player_is_played_by_the_bot(tmp_path: Path) -> None:
+    with TestClient(create_app(hall_settings(tmp_path / "data", away_after=0.2))) as c:
+        alice = cookie_guest(c)
+        t = c.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "rule"},
+                   headers=alice).json()
+        url = f"/ws/board/{t['id']}"
+        try:
+            with c.websocket_connect(url, headers={**alice, "Origin": "https://evil.example"}):
+                raise AssertionError("a cross-site handshake must be refused")
+        except Exception as exc:  # the denial response or the close, depending on starlette
+            assert not isinstance(exc, AssertionError)
+        try:
+            with c.websocket_connect("/ws/board/nosuchtable", headers=alice):
+                raise AssertionError("an unknown table must be refused")
+        except Exception as exc:
+            assert not isinstance(exc, AssertionError)
+        with c.websocket_connect(url, headers=alice) as ws:
+            me = Mirror(ws, "quoridor-2")
+            ws.send_json({"t": "act", "id": "x", "action": {"type": "pass"}})
+            assert me.recv("error")["code"] == "hello_first"
+            ws.send_json({"t": "hello"})
+            me.recv("snapshot")
+            ws.send_json({"t": "hint"})
+            assert me.recv("error")["code"] == "unsupported"
+        # nobody is connected for seat 0: after away_after the bot (托管) plays it
+        deadline = time.monotonic() + 20
+        while c.get(f"/api/board/tables/{t['id']}").json()["turn"] < 4:
+            assert time.monotonic() < deadline, "the away seat was not played"
+            time.sleep(0.1)
+        info = c.get(f"/api/board/tables/{t['id']}").json()
+        assert info["seats"][0]["auto"] is True
+        with c.websocket_connect(url, headers=alice) as ws:
+            ws.send_json({"t": "hello"})
+            me = Mirror(ws, "quoridor-2")
+            me.recv("snapshot")
+            assert me.recv("table")["table"]["seats"][0]["auto"] is False  # back: 托管 ends
