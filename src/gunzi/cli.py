@@ -6,7 +6,7 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -186,13 +186,7 @@ def replay(
         console.print(f"[red]cannot read {file}: {exc.strerror}[/red]")
         raise typer.Exit(2) from None
     except GunziError as exc:
-        if as_json:
-            _emit_json({"ok": False, "error": str(exc),
-                        "event": getattr(exc, "event_number", None),
-                        "rule": getattr(exc, "rule", "")})
-        else:
-            console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
+        _replay_failed(exc, as_json)
     hands = [records.summary(h) for h in result.hands]
     if as_json:
         _emit_json({"ok": True, "rules": result.header["rules"]["name"], "hands": hands})
@@ -209,6 +203,17 @@ def replay(
     console.print(table)
 
 
+def _replay_failed(exc: GunziError, as_json: bool) -> NoReturn:
+    """Report a record that does not replay (which event, which rule) and exit 1."""
+    if as_json:
+        _emit_json({"ok": False, "error": str(exc),
+                    "event": getattr(exc, "event_number", None),
+                    "rule": getattr(exc, "rule", "")})
+    else:
+        console.print(f"[red]{exc}[/red]")
+    raise typer.Exit(1) from None
+
+
 def _replay_board(file: Path, as_json: bool) -> bool:
     """Replay a 步步为营 record (see docs/quoridor.md); False if ``file`` is not one."""
     from gunzi.quoridor import records as q_records
@@ -223,13 +228,7 @@ def _replay_board(file: Path, as_json: bool) -> bool:
     try:
         summary = q_records.replay(lines).summary()
     except GunziError as exc:
-        if as_json:
-            _emit_json({"ok": False, "error": str(exc),
-                        "event": getattr(exc, "event_number", None),
-                        "rule": getattr(exc, "rule", "")})
-        else:
-            console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
+        _replay_failed(exc, as_json)
     if as_json:
         _emit_json({"ok": True, **summary})
     else:

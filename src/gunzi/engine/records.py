@@ -11,7 +11,7 @@ played by its rules.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -138,18 +138,32 @@ def start_match(head: dict[str, Any]) -> Match:
         raise RecordError(f"bad header: {exc}", 0) from None
 
 
-def replay(lines: Iterable[dict[str, Any]]) -> Replay:
-    """Re-validate every decision of a record and check every event; raise RecordError."""
+def split_header(
+    lines: Iterable[dict[str, Any]],
+) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The record's first line and an iterator over the rest."""
     it = iter(lines)
     try:
-        head = next(it)
+        return next(it), it
     except StopIteration:
         raise RecordError("the record is empty") from None
-    match = start_match(head)
-    out = Replay(head, match)
+
+
+def checked_events(
+    events: Iterable[dict[str, Any]],
+    action_of: Callable[[dict[str, Any]], Any],
+    perform: Callable[[Any], Sequence[dict[str, Any]]],
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Re-apply each decision of a record and check each event against the engine's.
+
+    ``action_of`` gives the decision an event records (None for the engine's own events);
+    ``perform`` applies a decision with validation on and returns the events it made.
+    Yields ``(number, event)`` once the event is checked; raises RecordError naming the
+    event number (and the rule for an illegal decision). Shared by every game's records.
+    """
     pending: list[dict[str, Any]] = []  # events the engine made that the record must match
     number = 0
-    for number, event in enumerate(it, start=1):
+    for number, event in enumerate(events, start=1):
         try:
             action = action_of(event)
         except GunziError as exc:
@@ -158,13 +172,11 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
             if pending:
                 raise RecordError(f"the record skips the engine's {pending[0]['type']!r} event",
                                   number)
-            before = len(match.events)
             try:
-                match.apply(action)
+                pending = list(perform(action))
             except GunziError as exc:
                 rule = getattr(exc, "rule", "")
                 raise RecordError(f"illegal {event.get('type')}: {exc}", number, rule) from None
-            pending = [e.to_dict() for e in match.events[before:]]
         if not pending:
             raise RecordError(f"unexpected {event.get('type')!r} event", number)
         expected = pending.pop(0)
@@ -174,11 +186,27 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
                 f"the engine gives {json.dumps(expected)}",
                 number,
             )
-        if event["type"] == "hand_end":
-            out.hands.append(event)
+        yield number, event
     if pending:
         raise RecordError(f"the record stops before the engine's {pending[0]['type']!r} event",
                           number + 1)
+
+
+def replay(lines: Iterable[dict[str, Any]]) -> Replay:
+    """Re-validate every decision of a record and check every event; raise RecordError."""
+    head, rest = split_header(lines)
+    match = start_match(head)
+    out = Replay(head, match)
+
+    def perform(action: A.Action) -> list[dict[str, Any]]:
+        before = len(match.events)
+        match.apply(action)
+        return [e.to_dict() for e in match.events[before:]]
+
+    number = 0
+    for number, event in checked_events(rest, action_of, perform):  # noqa: B007 (used below)
+        if event["type"] == "hand_end":
+            out.hands.append(event)
     if match.phase not in (Phase.DEAL, Phase.OVER):
         raise RecordError(
             f"the record stops in the middle of hand {match.hand_no}; records hold finished "

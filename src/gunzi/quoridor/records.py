@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gunzi.engine.errors import GunziError, RecordError
+from gunzi.engine.records import checked_events, split_header
 from gunzi.quoridor.game import Action, Move, Pass, QuoridorGame, Wall, parse_action, parse_square
 from gunzi.quoridor.rules import QuoridorRules, from_options
 
@@ -114,40 +115,16 @@ def start_game(head: dict[str, Any]) -> QuoridorGame:
 
 def replay(records: Iterable[dict[str, Any]]) -> Replay:
     """Re-validate every decision and check every event; raise :class:`RecordError`."""
-    it = iter(records)
-    try:
-        head = next(it)
-    except StopIteration:
-        raise RecordError("the record is empty") from None
+    head, rest = split_header(records)
     game = start_game(head)
-    pending: list[dict[str, Any]] = []
-    number = 0
-    for number, event in enumerate(it, start=1):
-        try:
-            action = action_of(event)
-        except GunziError as exc:
-            raise RecordError(f"malformed {event.get('type')!r} event: {exc}", number) from None
-        if action is not None:
-            if pending:
-                raise RecordError("the record skips the engine's 'end' event", number)
-            before = len(game.events)
-            try:
-                game.apply(action)
-            except GunziError as exc:
-                rule = getattr(exc, "rule", "")
-                raise RecordError(f"illegal {event.get('type')}: {exc}", number, rule) from None
-            pending = [e.to_dict() for e in game.events[before:]]
-        if not pending:
-            raise RecordError(f"unexpected {event.get('type')!r} event", number)
-        expected = pending.pop(0)
-        if expected != event:
-            raise RecordError(
-                f"event differs from the rules' outcome: record has {json.dumps(event)}, "
-                f"the engine gives {json.dumps(expected)}",
-                number,
-            )
-    if pending:
-        raise RecordError("the record stops before the engine's 'end' event", number + 1)
+
+    def perform(action: Action) -> list[dict[str, Any]]:
+        before = len(game.events)
+        game.apply(action)
+        return [e.to_dict() for e in game.events[before:]]
+
+    for _ in checked_events(rest, action_of, perform):
+        pass
     return Replay(head, game)
 
 
