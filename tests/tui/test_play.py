@@ -466,3 +466,43 @@ def test_bury_jokers_by_keys(tmp_path: Path) -> None:
             assert "Jokers buried by You: BJ" in app.texts["log"]
 
     run(body)
+
+
+def test_bots_think_off_the_ui_thread(tmp_path: Path) -> None:
+    """With a move delay (the interactive default) a bot's card play is computed on a worker
+    thread; the screen keeps answering keys meanwhile and the play lands afterwards."""
+    import threading
+
+    session = dealer_session(tmp_path, bots="rule")
+    threads: list[str] = []  # where each bot card play was computed
+    real = session.bot_action
+
+    def spy() -> Any:
+        if session.match.phase is Phase.PLAY:
+            threads.append(threading.current_thread().name)
+        return real()
+
+    session.bot_action = spy  # type: ignore[method-assign]
+    app = GunziApp(session, lang="en", delay=0.01)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            await pilot.press("d", "enter")  # declare BJ: seat 0 deals
+            await hint_until(pilot, app, lambda: m.phase is Phase.PLAY)
+            plays_before = sum(1 for e in m.events if e.type == "play")
+            for _ in range(6):  # the human leads by hint; bots answer on their own
+                for _ in range(200):
+                    if app.turn is not None and m.to_act == 0:
+                        break
+                    await pilot.pause(0.02)
+                await pilot.press("h", "enter")
+            for _ in range(200):
+                if m.to_act == 0:
+                    break
+                await pilot.pause(0.02)
+            assert sum(1 for e in m.events if e.type == "play") >= plays_before + 6 * 2
+            await pilot.press("q")
+
+    run(body)
+    assert len(threads) >= 12 and threading.main_thread().name not in threads

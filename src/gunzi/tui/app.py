@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -347,6 +348,7 @@ class GunziApp(App[Path | None]):
         self._seq = 0
         self._stamp: tuple[int, int | None] | None = None
         self._timer: Timer | None = None
+        self._thinking = False  # a bot decision is being computed on a worker thread
         self._summary_open = False
         self._bot_errors_seen = 0
         self.saved_to: Path | None = None
@@ -378,7 +380,7 @@ class GunziApp(App[Path | None]):
     def pump(self) -> None:
         """Let the dealing machine and the bots move until the human must decide."""
         s = self.session
-        if self._timer is not None:
+        if self._timer is not None or self._thinking:
             return
         while s.needs_step():
             if self.delay > 0 and s.bot_to_play():
@@ -391,7 +393,23 @@ class GunziApp(App[Path | None]):
 
     def _tick(self) -> None:
         self._timer = None
+        if self.session.bot_to_play():
+            self._thinking = True
+            self._think(len(self.session.match.events))
+            return
         self.session.step()
+        self.pump()
+
+    @work(thread=True, exclusive=True, group="bot")
+    def _think(self, at: int) -> None:
+        """A bot's card play, off the UI thread so keys and redraws stay live."""
+        action = self.session.bot_action()
+        with contextlib.suppress(RuntimeError):  # the app closed while the bot thought
+            self.call_from_thread(self._thought, action, at)
+
+    def _thought(self, action: Action, at: int) -> None:
+        self._thinking = False
+        self.session.apply_bot(action, at)
         self.pump()
 
     def _open_summary(self) -> None:

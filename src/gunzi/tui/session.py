@@ -274,6 +274,14 @@ class Session:
         assert seat is not None
         if seat == HUMAN:
             return self._apply(A.pass_(HUMAN))
+        return self._apply(self.bot_action())
+
+    def bot_action(self) -> Action:
+        """The decision of the bot to act now. It only reads the match, so the app can run
+        it on a worker thread while the screen stays live (the search bot thinks ~1 s)."""
+        m = self.match
+        seat = m.to_act
+        assert seat is not None and seat > HUMAN
         rng = seeded(self.seed, len(m.events), seat)
         bot = self.bots[seat]
         assert bot is not None
@@ -283,7 +291,15 @@ class Session:
         except Exception as exc:  # a bot bug must not end the human's game
             self.bot_errors.append((seat, f"{type(exc).__name__}: {exc}"))
             action = m.legal_actions(seat).sample(seeded(self.seed, len(m.events), seat, "fb"))
-        return self._apply(action)
+        return action
+
+    def apply_bot(self, action: Action, at: int) -> bool:
+        """Apply a bot decision computed when the match had ``at`` events; False (nothing
+        done) if the match moved on meanwhile."""
+        if len(self.match.events) != at or not self.bot_to_play():
+            return False
+        self._apply(action)
+        return True
 
     def run_bots(self, limit: int = 100_000) -> int:
         """Step until the human must decide (or a summary / the end); return the steps made."""
