@@ -291,6 +291,10 @@ def test_register_logout_login(hall: str, new_page: Any, artifacts: Path) -> Non
     goto(page, hall + "/")
     page.tap("#btn-guest")
     page.wait_for_selector("#btn-logout", state="attached")
+    # The ladder title sits beside the name and links to the player page.
+    title = page.wait_for_selector("#account .account-title:not([hidden])")
+    assert title is not None and title.text_content() == "幼小班"
+    assert "/player.html?p=" in (title.get_attribute("href") or "")
     name = f"web{int(time.time() * 1000) % 10**9}"
     page.tap("#btn-register")
     page.fill("dialog.login-dialog input[name=username]", name)

@@ -101,8 +101,18 @@ export function accountBar(container, onChange) {
     clear(container);
     const u = account.user;
     if (u) {
+      const title = h("a.ladder-title.account-title", { href: `/player.html?p=${encodeURIComponent(u.id)}`, hidden: true });
+      API.api(`/api/players/${encodeURIComponent(u.id)}`).then((r) => {
+        // The title of the player's best ladder (打滚子 on a tie), beside the name.
+        const ladders = r.ok && r.data && r.data.ladders ? Object.values(r.data.ladders) : [];
+        const best = ladders.reduce((a, b) => (b.total > a.total ? b : a), ladders[0] || null);
+        if (!best) return;
+        title.textContent = best.title;
+        title.title = t("ladder_title_tip", { total: best.total });
+        title.hidden = false;
+      });
       container.append(
-        h("span.who", { title: u.guest ? t("guest") : "" }, u.guest ? h("span.badge.guest-badge", t("guest")) : null, " ", u.name),
+        h("span.who", { title: u.guest ? t("guest") : "" }, u.guest ? h("span.badge.guest-badge", t("guest")) : null, " ", u.name, " ", title),
         u.guest ? h("button.small#btn-register", { on: { click: () => loginDialog("register") } }, t("register")) : null,
         h("button.small#btn-logout", { on: { click: async () => {
           await API.logout();
