@@ -130,7 +130,7 @@ def simulate(
     """Random legal players make every decision; print the figures."""
     if rules.startswith("quoridor"):
         from gunzi.quoridor.records import dumps as q_dumps
-        from gunzi.quoridor.rules import preset as q_preset
+        from gunzi.quoridor.rules import with_overrides as q_rules_with
         from gunzi.quoridor.sim import simulate as q_simulate
 
         def write_record(k: int, game: Any, names: list[str]) -> None:
@@ -140,7 +140,7 @@ def simulate(
                 q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
 
         try:
-            q_rules = q_preset(rules)
+            q_rules = q_rules_with(rules, option)
         except GunziError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None

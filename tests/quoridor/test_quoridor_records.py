@@ -98,6 +98,19 @@ def test_cli_simulate_records_and_replay(tmp_path: Path) -> None:
     assert not bad["ok"] and bad["event"] == 1
 
 
+def test_cli_simulate_takes_rule_overrides(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["simulate", "--rules", "quoridor-2", "--hands", "1", "--seed", "3",
+                              "-o", "board_size=5", "-o", "jumps=true", "--records",
+                              str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    head = json.loads(next(tmp_path.glob("*.jsonl")).read_text(encoding="utf-8").splitlines()[0])
+    assert head["rules"]["board_size"] == 5 and head["rules"]["jumps"] is True
+    bad = runner.invoke(app, ["simulate", "--rules", "quoridor-2", "-o", "jumps=maybe"])
+    assert bad.exit_code == 2 and "jumps" in bad.output
+    bad = runner.invoke(app, ["simulate", "--rules", "quoridor-2", "-o", "jumps"])
+    assert bad.exit_code == 2 and "option=value" in bad.output
+
+
 def test_board_arena_swaps_sides_and_reports() -> None:
     rules = preset("quoridor-2", board_size=5, walls=3)
     rep = run_board_arena(rules, "rule,random", 3, seed=2)

@@ -180,8 +180,7 @@ def _board_arena(bots: str, rules: str, deals: int, seed: int, workers: int,
                  option: list[str] | None) -> None:
     """The 步步为营 arena (one process: ``--workers`` other than 1 is refused)."""
     from gunzi.arena.board import run_board_arena
-    from gunzi.quoridor.rules import parse_option_value
-    from gunzi.quoridor.rules import preset as q_preset
+    from gunzi.quoridor.rules import with_overrides
 
     def tick(done: int, total: int, rate: float) -> None:
         if not quiet and (done % max(1, total // 10) == 0 or done == total):
@@ -190,11 +189,7 @@ def _board_arena(bots: str, rules: str, deals: int, seed: int, workers: int,
     try:
         if workers != 1:
             raise GunziError("the 步步为营 arena runs in one process: use --workers 1")
-        changes = {}
-        for item in option or []:
-            key, _, value = item.partition("=")
-            changes[key] = parse_option_value(key, value)
-        report = run_board_arena(q_preset(rules, **changes), bots, deals, seed,
+        report = run_board_arena(with_overrides(rules, option), bots, deals, seed,
                                  pairs_out=pairs, progress=tick)
     except GunziError as exc:
         raise _fail(str(exc)) from None

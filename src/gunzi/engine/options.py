@@ -77,6 +77,16 @@ class Catalog(Generic[R]):
         name = str(rest.pop("name", "custom"))
         return self.make(name, **rest)
 
+    def parse_overrides(self, pairs: list[str]) -> dict[str, Any]:
+        """Read command-line ``option=value`` overrides into typed option values."""
+        changes: dict[str, Any] = {}
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise InvalidRulesError(f"rule override {pair!r} must look like option=value")
+            changes[key.strip()] = self.parse_option_value(key.strip(), value)
+        return changes
+
     def parse_option_value(self, key: str, text: str) -> Any:
         """Read ``key=value`` text from a command line into the option's type."""
         if key not in self.options:

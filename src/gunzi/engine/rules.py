@@ -180,12 +180,7 @@ parse_option_value = CATALOG.parse_option_value
 
 def with_overrides(rules: Ruleset, pairs: list[str]) -> Ruleset:
     """Apply ``key=value`` overrides from a command line."""
-    changes: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise InvalidRulesError(f"rule override {pair!r} must look like option=value")
-        changes[key.strip()] = parse_option_value(key.strip(), value)
+    changes = CATALOG.parse_overrides(pairs)
     return rules.replace(**changes) if changes else rules
 
 

@@ -81,6 +81,11 @@ from_options = CATALOG.from_options
 parse_option_value = CATALOG.parse_option_value
 
 
+def with_overrides(name: str, pairs: list[str] | None) -> QuoridorRules:
+    """A preset with command-line ``option=value`` overrides (``-o jumps=true``)."""
+    return preset(name, **CATALOG.parse_overrides(pairs or []))
+
+
 __all__ = [
     "OPTIONS",
     "PRESETS",
@@ -91,4 +96,5 @@ __all__ = [
     "make",
     "parse_option_value",
     "preset",
+    "with_overrides",
 ]

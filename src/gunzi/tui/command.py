@@ -49,14 +49,9 @@ def build_board(rules: str, option: list[str] | None,
                 bots: str | None) -> tuple[Any, list[str]]:
     """The 步步为营 rules and bot names `gunzi play --rules quoridor-*` would use."""
     from gunzi.quoridor.bots import BOTS
-    from gunzi.quoridor.rules import parse_option_value
-    from gunzi.quoridor.rules import preset as q_preset
+    from gunzi.quoridor.rules import with_overrides
 
-    changes = {}
-    for item in option or []:
-        key, _, value = item.partition("=")
-        changes[key] = parse_option_value(key, value)
-    ruleset = q_preset(rules, **changes)
+    ruleset = with_overrides(rules, option)
     names = [b.strip() for b in (bots or "rule").split(",") if b.strip()]
     for name in names:
         if name not in BOTS:
