@@ -163,7 +163,12 @@ class ExternalBot(Bot):
             proc.wait()
 
     def _exit_text(self) -> str:
-        code = None if self.proc is None else self.proc.poll()
+        code = None
+        if self.proc is not None:
+            # Its pipes close a moment before the process is reaped: wait briefly for the
+            # exit code, so the message names it even on a busy machine.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.proc.wait(timeout=2.0)
         return f"the bot process {self.command!r} exited" + (f" with code {code}" if code else "")
 
     def _send(self, message: Mapping[str, Any]) -> None:
