@@ -9,7 +9,14 @@ import pytest
 
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
-from gunzi.ladder.points import CLASSIC, GUNZI, classic_points, closed_points, game_of
+from gunzi.ladder.points import (
+    CLASSIC,
+    GUNZI,
+    classic_points,
+    closed_points,
+    game_of,
+    quoridor_points,
+)
 
 
 def _a12(result: dict[str, Any], before_cap: bool) -> list[int]:
@@ -90,3 +97,13 @@ def test_classic_games_score_once_at_the_end_or_where_the_table_stops() -> None:
             assert h["open"] is None  # the game goes on: nothing scored
             gained, levels, failed = h["state"]
             assert h["ends"] == classic_points(gained, levels, failed)
+
+
+@pytest.mark.parametrize(("players", "winner", "points"), [
+    (2, 0, (2, -2)), (2, 1, (-2, 2)), (2, None, (0, 0)),
+    (4, 2, (-1, -1, 3, -1)), (4, None, (0, 0, 0, 0)),
+])
+def test_quoridor_points_sum_to_zero(players: int, winner: int | None,
+                                     points: tuple[int, ...]) -> None:
+    got = quoridor_points(players, winner)
+    assert got == points and sum(got) == 0

@@ -6,7 +6,7 @@ import pytest
 
 from gunzi.engine.errors import InvalidRulesError
 from gunzi.ladder import rating
-from gunzi.ladder.result import LadderResult, bot_key, key_of_ref, ref_of_key, user_key
+from gunzi.ladder.result import LadderResult, bot_key, key_of_ref, ref_of_key, solo, user_key
 from gunzi.ladder.titles import NAMES, LadderRules, title_for, titles
 
 
@@ -63,3 +63,17 @@ def test_player_keys_and_refs() -> None:
     r = LadderResult("gunzi", "t", 1, ("u:1", "bot:rule", "bot:rule", "bot:rule"),
                      (4, -4, 4, -4), True)
     assert r.team_points() == (8, -8)
+
+
+def test_free_for_all_ranks_every_seat_by_its_points() -> None:
+    start = dict.fromkeys("abcd", rating.START)
+    seats = solo(4)
+    assert rating.team_ranks((-1, -1, 3, -1)) == [2.0, 2.0, 1.0, 2.0]
+    new = rating.update("abcd", (-1, -1, 3, -1), start, seats)
+    assert new["c"][0] > rating.START[0]
+    assert new["a"][0] < rating.START[0]
+    assert new["a"][0] == pytest.approx(new["b"][0]) == pytest.approx(new["d"][0])
+    two = rating.update("ab", (2, -2), dict.fromkeys("ab", rating.START), solo(2))
+    assert two["a"][0] > 25 and two["a"][0] - 25 == pytest.approx(25 - two["b"][0])
+    r = LadderResult("quoridor", "t", 1, ("u:1", "bot:rule"), (2, -2), True, solo(2))
+    assert r.team_points() == (2, -2)

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .util import guest
@@ -114,10 +115,16 @@ def test_cross_site_posts_are_refused(client: TestClient) -> None:
     assert r.status_code == 200
 
 
-def test_logout_closes_the_sessions_sockets(client: TestClient) -> None:
+@pytest.mark.parametrize("kind", ["card", "board"])
+def test_logout_closes_the_sessions_sockets(client: TestClient, kind: str) -> None:
     guest(client)
-    tid = client.post("/api/tables", json={"preset": "classic-1"}).json()["id"]
-    with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+    if kind == "card":
+        tid = client.post("/api/tables", json={"preset": "classic-1"}).json()["id"]
+        url = f"/ws/tables/{tid}"
+    else:
+        tid = client.post("/api/board/tables", json={"preset": "quoridor-2"}).json()["id"]
+        url = f"/ws/board/{tid}"
+    with client.websocket_connect(url) as ws:
         ws.send_json({"t": "hello"})
         assert ws.receive_json()["t"] == "welcome"
         client.post("/api/auth/logout")

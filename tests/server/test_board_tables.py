@@ -1,5 +1,6 @@
 """步步为营 tables in the hall: quick play, seats and bots, play over the WebSocket to the end,
-refusals, spectators, the record, and a restart that resumes the game where it was."""
+refusals, spectators, the record, a restart that resumes the game where it was, the
+ladder (one result per finished game), and listing and room codes."""
 
 from __future__ import annotations
 
@@ -10,12 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlalchemy import select
+from typer.testing import CliRunner
 
+from gunzi.cli import app as cli_app
+from gunzi.ladder.points import quoridor_points
 from gunzi.quoridor import records
 from gunzi.quoridor.bots import RuleBot
 from gunzi.quoridor.game import Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import preset
+from gunzi.server import db
 from gunzi.server.app import create_app
+from gunzi.server.settings import Settings
 
 from .util import cookie_guest, hall_settings
 
@@ -228,3 +235,101 @@ def test_socket_guards_and_away_player_is_played_by_the_bot(tmp_path: Path) -> N
             me = Mirror(ws, "quoridor-2")
             me.recv("snapshot")
             assert me.recv("table")["table"]["seats"][0]["auto"] is False  # back: 托管 ends
+
+
+def _results(settings: Settings, table_id: str) -> list[tuple[Any, ...]]:
+    store = db.Store(settings)
+    try:
+        return store.call(lambda s: [
+            (r.game, r.hand_no, r.rated, r.players, r.scores) for r in s.scalars(
+                select(db.LadderResultRow).where(db.LadderResultRow.table_id == table_id))])
+    finally:
+        store.close()
+
+
+def test_a_finished_game_feeds_the_quoridor_ladder_once(tmp_path: Path) -> None:
+    settings = hall_settings(tmp_path / "data")
+    with TestClient(create_app(settings)) as c1:
+        alice = cookie_guest(c1)
+        uid = c1.get("/api/me", headers=alice).json()["user"]["id"]
+        t = c1.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "random"},
+                    headers=alice).json()
+        assert (t["seats"][0]["title"], t["seats"][0]["total"]) == ("幼小班", 0)
+        with c1.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
+            me = Mirror(ws, "quoridor-2")
+            ws.send_json({"t": "hello"})
+            me.recv("snapshot")
+            play_until(me, 0)
+        points = quoridor_points(2, me.game.winner)
+        deadline = time.monotonic() + 10  # titles are reread just after the result
+        while [s["total"] for s in c1.get(f"/api/board/tables/{t['id']}").json()["seats"]
+               ] != list(points):
+            assert time.monotonic() < deadline, "the seat totals did not follow the result"
+            time.sleep(0.05)
+        assert _results(settings, t["id"]) == [
+            ("quoridor", 1, True, [f"u:{uid}", "bot:random"], list(points))]
+        board = c1.get("/api/ladder?game=quoridor").json()
+        assert {p["player"]["id"]: p["total"] for p in board["players"]} == {
+            str(uid): points[0], "random": points[1]}
+    with TestClient(create_app(settings)) as c2:  # a restart writes nothing again
+        assert _results(settings, t["id"]) == [
+            ("quoridor", 1, True, [f"u:{uid}", "bot:random"], list(points))]
+        info = c2.get(f"/api/board/tables/{t['id']}").json()
+        assert info["status"] == "finished" and info["seats"][0]["total"] == points[0]
+        mine = c2.get(f"/api/players/{uid}").json()
+        assert mine["ladders"]["quoridor"]["games"] == 1
+        assert [(e["game"], e["score"]) for e in mine["history"]] == [("quoridor", points[0])]
+    out = CliRunner().invoke(cli_app, ["ladder", "top", "--game", "quoridor", "--database",
+                                       settings.db_url, "--json"])
+    assert out.exit_code == 0, out.output
+    assert {p["player"]["id"]: p["games"] for p in json.loads(out.output)["players"]} == {
+        str(uid): 1, "random": 1}
+
+
+def test_a_game_of_bots_is_recorded_unrated_and_seats_follow_the_card_rules(
+        tmp_path: Path) -> None:
+    settings = hall_settings(tmp_path / "data")
+    with TestClient(create_app(settings)) as c:
+        alice, bob = cookie_guest(c), cookie_guest(c)
+        tid = c.post("/api/board/tables", json={"preset": "quoridor-2", "seat": 0},
+                     headers=alice).json()["id"]
+        r = c.post(f"/api/board/tables/{tid}/seats/0", headers=bob)
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "taken"
+        r = c.post(f"/api/board/tables/{tid}/seats/2", headers=bob)
+        assert r.status_code == 400 and r.json()["detail"]["code"] == "bad_seat"
+        r = c.put(f"/api/board/tables/{tid}/seats/1/bot", json={"bot": "rule"}, headers=bob)
+        assert r.status_code == 403  # neither the owner nor seated
+        assert c.delete(f"/api/board/tables/{tid}/seats/0", headers=alice).status_code == 200
+        for seat in (0, 1):
+            assert c.put(f"/api/board/tables/{tid}/seats/{seat}/bot", json={"bot": "rule"},
+                         headers=alice).status_code == 200
+        assert c.delete(f"/api/board/tables/{tid}/seats/1/bot",
+                        headers=alice).status_code == 200
+        assert c.put(f"/api/board/tables/{tid}/seats/1/bot", json={"bot": "random"},
+                     headers=alice).status_code == 200
+        assert c.post(f"/api/board/tables/{tid}/start", headers=alice).status_code == 200
+        deadline = time.monotonic() + 60
+        while c.get(f"/api/board/tables/{tid}").json()["status"] != "finished":
+            assert time.monotonic() < deadline, "the bots did not finish"
+            time.sleep(0.05)
+        assert c.get("/api/ladder?game=quoridor").json()["count"] == 0
+    [(game, hand, rated, players, _)] = _results(settings, tid)
+    assert (game, hand, rated, players) == ("quoridor", 1, False, ["bot:rule", "bot:random"])
+
+
+def test_public_board_tables_are_listed_and_private_ones_found_by_code(
+        tmp_path: Path) -> None:
+    with TestClient(create_app(hall_settings(tmp_path / "data"))) as c:
+        alice = cookie_guest(c)
+        pub = c.post("/api/board/tables", json={"preset": "quoridor-4", "name": "四人局"},
+                     headers=alice).json()
+        priv = c.post("/api/board/tables", json={"public": False}, headers=alice).json()
+        listed = {t["id"]: t for t in c.get("/api/board/tables").json()["tables"]}
+        assert pub["id"] in listed and priv["id"] not in listed
+        assert listed[pub["id"]]["game"] == "quoridor"
+        assert listed[pub["id"]]["link"].endswith(f"/board.html?t={pub['id']}")
+        found = c.get(f"/api/tables/code/{priv['code'].lower()}").json()
+        assert found["id"] == priv["id"] and found["game"] == "quoridor"
+        with c.websocket_connect(f"/ws/board/{priv['code']}", headers=alice) as ws:
+            ws.send_json({"t": "hello"})
+            assert recv(ws, "welcome")["table"]["id"] == priv["id"]

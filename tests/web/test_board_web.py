@@ -60,6 +60,7 @@ def test_phone_four_players_wall_mode_and_move(hall: str, new_page: Any,
     assert page.locator("#bb-board .bb-pawn").count() == 4
     page.tap("#bb-mode")
     page.tap("#bb-rotate")  # vertical walls
+    page.locator("#bb-board").scroll_into_view_if_needed()  # the buttons are below it
     box = page.locator("#bb-board").bounding_box()
     assert box is not None
     # tap near the centre of the board: the nearest groove crossing, a vertical wall
@@ -72,3 +73,33 @@ def test_phone_four_players_wall_mode_and_move(hall: str, new_page: Any,
     page.tap("#bb-mode")  # back to moving
     move_pawn(page)
     page.screenshot(path=str(artifacts / "board-phone.png"))
+
+
+def test_lobby_creates_a_board_table_listed_with_board_links(hall: str, new_page: Any,
+                                                             artifacts: Path) -> None:
+    page = new_page(DESKTOP)
+    page.goto(hall + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_selector("#create-preset option[value='quoridor-2']", state="attached")
+    page.select_option("#create-preset", "quoridor-2")
+    assert page.locator("#create-clock").is_hidden()  # card-only fields go away
+    page.fill("#create-name", "木块局")
+    page.click("#btn-create")
+    page.wait_for_url("**/board.html?t=*")
+    tid = page.url.split("t=")[1]
+    page.wait_for_selector("#bb-open [data-act='bot'][data-seat='1']")
+    assert page.locator("#bb-start").is_disabled()
+    # another visitor sees it in the lobby, with links to the board page
+    other = new_page(DESKTOP)
+    other.goto(hall + "/")
+    item = other.locator(f"#tables li[data-id='{tid}']")
+    item.wait_for()
+    assert item.get_attribute("data-game") == "quoridor" and "木块局" in item.inner_text()
+    hrefs = [a.get_attribute("href") for a in item.locator("a.button").all()]
+    assert hrefs == [f"/board.html?t={tid}", f"/board.html?t={tid}&watch=1"]
+    page.click("#bb-open [data-act='bot'][data-seat='1']")
+    page.click("#bb-start:not([disabled])")
+    my_turn(page)
+    assert page.locator("#bb-open").is_hidden()
+    assert page.locator("#bb-seats .ladder-title").count() == 2  # titles beside the names
+    page.screenshot(path=str(artifacts / "board-from-lobby.png"))

@@ -1,9 +1,10 @@
-"""Ladder points per seat for what a hand closes (RULES.md A12 and Part C). Pure: no I/O.
+"""Ladder points per seat for what a hand or game closes (RULES.md A12 and Part C). Pure.
 
 打滚子 scores every hand (A12: the engine's ``hand_scores``); classic 升级 scores
 a game once it is over (Part C: the engine's ``game_points`` when a team passes
 A), or when the table stops at its hand limit in the middle of a game: that game
 is scored where it stopped, by the same Part C rule on the levels reached.
+步步为营 scores each finished game (a choice, docs/ladder.md): see :func:`quoridor_points`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 GUNZI = "gunzi"
 CLASSIC = "classic"
-GAMES = (GUNZI, CLASSIC)  # one ladder per game type; a board game adds its own key here
+QUORIDOR = "quoridor"
+GAMES = (GUNZI, CLASSIC, QUORIDOR)  # one ladder per game type
 
 Points = tuple[int, int, int, int]
 
@@ -53,3 +55,12 @@ def closed_points(match: Match, *, table_ends: bool) -> Points | None:
     if table_ends:
         return classic_points(match.gained, match.levels, match.failed_throws)
     return None
+
+
+def quoridor_points(players: int, winner: int | None) -> tuple[int, ...]:
+    """步步为营 per seat: two players, the winner +2 and the loser −2; four players, the
+    winner +3 and each other −1 (both sum to 0); a draw (the turn limit) 0 for everyone."""
+    if winner is None:
+        return (0,) * players
+    win, lose = (2, -2) if players == 2 else (players - 1, -1)
+    return tuple(win if s == winner else lose for s in range(players))

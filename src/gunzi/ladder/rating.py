@@ -1,6 +1,7 @@
-"""Team-aware ratings (openskill Plackett-Luce), 2 vs 2, one update per ladder result. Pure.
+"""Team-aware ratings (openskill Plackett-Luce), one update per ladder result. Pure.
 
-A seat's team wins when its points for the result are higher (a tie is a draw).
+Cards are 2 vs 2 (seats 0+2 against 1+3); 步步为营 is free-for-all (one team per seat).
+Teams are ranked by their points for the result (more is better, equal is a tie).
 A bot name can fill several seats, even on both teams; it is one identity, so
 its rating moves by the mean of its seats' changes.
 """
@@ -11,9 +12,10 @@ from collections.abc import Mapping, Sequence
 
 from openskill.models import PlackettLuce
 
+from gunzi.ladder.result import PARTNERS
+
 MODEL = PlackettLuce()
 START = (MODEL.mu, MODEL.sigma)
-TEAMS = ((0, 2), (1, 3))
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -21,20 +23,22 @@ def ordinal(mu: float, sigma: float) -> float:
     return float(MODEL.rating(mu=mu, sigma=sigma).ordinal())
 
 
-def team_ranks(team_points: tuple[int, int]) -> list[float]:
-    """openskill ranks of the two teams (lower is better; equal is a draw)."""
-    a, b = team_points
-    return [1.0, 2.0] if a > b else [2.0, 1.0] if b > a else [1.0, 1.0]
+def team_ranks(team_points: Sequence[int]) -> list[float]:
+    """openskill ranks of the teams (1 + the number of teams with more points: lower is
+    better, equal points are a tie)."""
+    return [1.0 + sum(1 for q in team_points if q > p) for p in team_points]
 
 
-def update(players: Sequence[str], team_points: tuple[int, int],
-           current: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
-    """New (mu, sigma) of every identity seated (``players`` per seat) after one result."""
+def update(players: Sequence[str], team_points: Sequence[int],
+           current: Mapping[str, tuple[float, float]],
+           seat_teams: Sequence[Sequence[int]] = PARTNERS) -> dict[str, tuple[float, float]]:
+    """New (mu, sigma) of every identity seated (``players`` per seat) after one result;
+    ``seat_teams``: the seats of each team, in the order of ``team_points``."""
     teams = [[MODEL.rating(mu=current[players[s]][0], sigma=current[players[s]][1])
-              for s in seats] for seats in TEAMS]
+              for s in seats] for seats in seat_teams]
     rated = MODEL.rate(teams, ranks=team_ranks(team_points))
     changes: dict[str, list[tuple[float, float]]] = {}
-    for t, seats in enumerate(TEAMS):
+    for t, seats in enumerate(seat_teams):
         for i, s in enumerate(seats):
             r = rated[t][i]
             changes.setdefault(players[s], []).append((r.mu - current[players[s]][0], r.sigma))

@@ -1,4 +1,5 @@
-"""One ladder result: what a finished hand (打滚子) or game (classic) writes to the ladder.
+"""One ladder result: what a finished hand (打滚子), game (classic) or board game (步步为营)
+writes to the ladder.
 
 Built by a table when a hand ends and stored in the same transaction as the
 action that ended it (see docs/ladder.md); ``(table_id, hand_no)`` identifies it.
@@ -10,6 +11,12 @@ import re
 from dataclasses import dataclass
 
 BOT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+PARTNERS = ((0, 2), (1, 3))  # the card games' two teams, by seat
+
+
+def solo(players: int) -> tuple[tuple[int, ...], ...]:
+    """Free-for-all: every seat is its own team."""
+    return tuple((s,) for s in range(players))
 
 
 def user_key(user_id: int) -> str:
@@ -38,14 +45,14 @@ def ref_of_key(key: str) -> str:
 
 @dataclass(frozen=True)
 class LadderResult:
-    game: str  # ladder key: "gunzi", "classic"
+    game: str  # ladder key: "gunzi", "classic", "quoridor"
     table_id: str
-    hand_no: int  # the hand that closed the result
-    players: tuple[str, str, str, str]  # per seat: user_key or bot_key
-    scores: tuple[int, int, int, int]  # ladder points per seat
+    hand_no: int  # the hand that closed the result (a board game: 1)
+    players: tuple[str, ...]  # per seat: user_key or bot_key
+    scores: tuple[int, ...]  # ladder points per seat
     rated: bool  # counts for totals and ratings (at least one human seated)
+    teams: tuple[tuple[int, ...], ...] = PARTNERS  # seats per team, for the rating
 
-    def team_points(self) -> tuple[int, int]:
-        """Points of team 0 (seats 0, 2) and team 1 (seats 1, 3)."""
-        s = self.scores
-        return s[0] + s[2], s[1] + s[3]
+    def team_points(self) -> tuple[int, ...]:
+        """Points per team (cards: team 0 = seats 0 and 2, team 1 = seats 1 and 3)."""
+        return tuple(sum(self.scores[s] for s in team) for team in self.teams)

@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hall = Hall(settings, store, metrics)
     board_hall = BoardHall(settings, store, metrics)
     accounts.on_revoke.append(hall.revoke_session)
+    accounts.on_revoke.append(board_hall.revoke_session)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -69,10 +69,10 @@ def apply_result(session: Session, res: LadderResult, now: float) -> bool:
                                      ordinal=rating.ordinal(mu, sigma), updated_at=now)
             session.add(rows[key])
     new = rating.update(res.players, res.team_points(),
-                        {k: (rows[k].mu, rows[k].sigma) for k in keys})
+                        {k: (rows[k].mu, rows[k].sigma) for k in keys}, res.teams)
     for key in keys:
         row = rows[key]
-        seats = [s for s in range(4) if res.players[s] == key]
+        seats = [s for s, p in enumerate(res.players) if p == key]
         score = sum(res.scores[s] for s in seats)
         mu, sigma = new[key]
         session.add(LadderEntry(

@@ -15,23 +15,17 @@ Randomness: each hand's seed is ``secrets.randbits(256)``, supplied with the
 ``deal`` action (tables use ``auto_deal=False``), so the stored actions replay
 exactly: a restarted server rebuilds every table by replaying them.
 """
-
 from __future__ import annotations
 
 import asyncio
 import secrets
 import time
-import traceback
-import unicodedata
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import structlog
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement
 
 from gunzi.bots.base import Bot, observe
 from gunzi.engine import actions as A
@@ -42,24 +36,29 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import redact, stream, view
 from gunzi.ladder.points import closed_points, game_of
-from gunzi.ladder.result import LadderResult, bot_key, user_key
-from gunzi.ladder.titles import title_for
-from gunzi.server import db, ladder_db
+from gunzi.ladder.result import LadderResult
+from gunzi.server import db
 from gunzi.server.auth import Principal, Throttle
+from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
+from gunzi.server.presence import (
+    LIVE,
+    Conn,
+    SeatedTable,
+    SeatState,
+    TableError,
+    clean_text,
+    where,
+)
 from gunzi.server.protocol import ACTION_KEYS, PLAYER_ACTIONS, CreateTable, QuickPlay, dumps
-
-if TYPE_CHECKING:
-    from gunzi.server.metrics import Metrics
-    from gunzi.server.settings import Settings
 
 log = structlog.get_logger("gunzi.tables")
 
 RECIPIENTS: tuple[int | None, ...] = (0, 1, 2, 3, None)
 ALLOWED_BOTS = ("rule", "random")
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 RESYNC_MAX = 5000  # larger gaps get a snapshot instead of the missing events
-RETIRE_AFTER = 300.0  # a finished table with nobody connected leaves memory after this
-LIVE = ("open", "playing")
+
+__all__ = ["ALLOWED_BOTS", "CODE_ALPHABET", "LIVE", "CommitError", "Conn", "Hall", "SeatState",
+           "Table", "TableError", "clean_text", "where"]
 
 
 def ridx(recipient: int | None) -> int:
@@ -77,114 +76,24 @@ def make_bot(name: str) -> Bot:
         return registry.make_bot("random")
 
 
-def where(exc: BaseException) -> dict[str, str]:
-    """An exception for the log without its message (a message may name cards)."""
-    tb = traceback.extract_tb(exc.__traceback__)[-3:]
-    return {"error": type(exc).__name__,
-            "at": " < ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb))}
+class Table(SeatedTable):
+    """A card table: a :class:`Match`, its bots, clock, chat and per-recipient frames."""
 
+    bots_allowed = ALLOWED_BOTS
+    hall: Hall
 
-def clean_text(text: str, limit: int) -> str:
-    """Chat text: no control or format characters, trimmed, at most ``limit`` characters."""
-    kept = "".join(
-        " " if ch in "\t\n\r" else ch
-        for ch in text
-        if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
-    )
-    return " ".join(kept.split())[:limit]
-
-
-class Conn(Protocol):
-    """A client socket as a table sees it (implemented by :class:`gunzi.server.ws.Client`)."""
-
-    seat: int | None
-    user_id: int | None
-    session_id: int | None
-    name: str | None
-    watch: bool
-    views: bool
-
-    def send(self, text: str) -> None: ...
-
-    def close(self, code: int, reason: str) -> None: ...
-
-
-class TableError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-@dataclass
-class SeatState:
-    user_id: int | None = None
-    name: str | None = None
-    bot: str | None = None
-    conns: int = 0
-    away_since: float | None = None
-    auto: bool = False  # 托管: the bot plays this human seat
-    auto_reason: str | None = None
-    away_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
-    total: int | None = None  # ladder total in the table's game, and its title
-    title: str | None = None
-
-    @property
-    def empty(self) -> bool:
-        return self.user_id is None and self.bot is None
-
-    @property
-    def ladder_key(self) -> str | None:
-        if self.user_id is not None:
-            return user_key(self.user_id)
-        return None if self.bot is None else bot_key(self.bot)
-
-    def public(self, seat: int) -> dict[str, Any]:
-        kind = "bot" if self.bot else "human" if self.user_id is not None else "empty"
-        return {
-            "seat": seat,
-            "kind": kind,
-            "name": self.name if self.user_id is not None else self.bot,
-            "bot": self.bot,
-            "connected": kind == "bot" or self.conns > 0,
-            "auto": self.auto,
-            "title": self.title,
-            "total": self.total,
-        }
-
-
-class Table:
     def __init__(self, hall: Hall, row: db.TableRow, seats: list[SeatState]) -> None:
-        self.hall = hall
-        self.settings = hall.settings
-        self.id = row.id
-        self.code = row.code
-        self.name = row.name
-        self.public = row.public
-        self.preset = row.preset
+        super().__init__(hall, row, seats)
         self.rules: Ruleset = from_options(dict(row.rules))
-        self.game = game_of(self.rules)  # the ladder its results go to
+        self.ladder_game = game_of(self.rules)  # the ladder its results go to
         self.clock = row.clock
         self.max_hands = row.max_hands
         self.counter = row.counter
-        self.quick = row.quick
-        self.status = row.status
-        self.owner_id = row.owner_id
-        self.created_at = row.created_at
         self.header = row.header
-        self.seats = seats
         self.match: Match | None = None
-        self.lock = asyncio.Lock()
-        self.conns: set[Conn] = set()
         self.seq = [0, 0, 0, 0, 0]
         self.last_turn: list[dict[str, Any] | None] = [None] * 5
-        self.n_actions = 0
-        self.cid_index: dict[tuple[int | None, str], int] = {}
         self.bots: list[Bot | None] = [None, None, None, None]
-        self.rng = secrets.SystemRandom()
-        self.timer: asyncio.TimerHandle | None = None
-        self.idle_timer: asyncio.TimerHandle | None = None
         self.decision_key = -1
         self.deadline: float | None = None  # monotonic
         self.deadline_wall: int | None = None  # epoch ms, for clients
@@ -192,17 +101,8 @@ class Table:
         self.chat_limit = Throttle(self.settings.chat_rate_messages,
                                    self.settings.chat_rate_window)
         self.broken: str | None = None
-        self.retry_at = 0.0  # automatic steps wait until then after a failure
 
     # ------------------------------------------------------------------ info
-    def seat_of(self, user_id: int | None) -> int | None:
-        if user_id is None:
-            return None
-        for i, s in enumerate(self.seats):
-            if s.user_id == user_id:
-                return i
-        return None
-
     def info(self) -> dict[str, Any]:
         base = (self.settings.public_url or self.hall.base_url or "").rstrip("/")
         m = self.match
@@ -227,12 +127,6 @@ class Table:
             "created_at": self.created_at,
         }
 
-    def _owner_name(self) -> str | None:
-        for s in self.seats:
-            if s.user_id is not None and s.user_id == self.owner_id:
-                return s.name
-        return None
-
     # --------------------------------------------------------------- helpers
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         self.hall.spawn(coro)
@@ -254,15 +148,6 @@ class Table:
         if to is not None and to >= 0 and self.decision_key == len(m.events):
             deadline = self.deadline_wall
         return {"seat": to, "deadline": deadline, "clock": self.clock}
-
-    def _send_all(self, frame: dict[str, Any]) -> None:
-        text = dumps(frame)
-        for c in list(self.conns):
-            c.send(text)
-        self.hall.metrics.frames.inc(len(self.conns))
-
-    def _publish_table(self) -> None:
-        self._send_all({"t": "table", "table": self.info()})
 
     def _by_recipient(self) -> list[list[Conn]]:
         out: list[list[Conn]] = [[], [], [], [], []]
@@ -327,11 +212,6 @@ class Table:
             self.seq[ridx(r)] = sum(1 for ev in m.events if redact(ev, r) is not None)
 
     # ------------------------------------------------------------- scheduling
-    def _cancel_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-
     def _later(self, delay: float, key: int, kind: str) -> None:
         loop = asyncio.get_running_loop()
         delay = max(delay, self.retry_at - time.monotonic())  # back off after a failure
@@ -500,31 +380,8 @@ class Table:
             return None
         keys = [s.ladder_key or "?" for s in self.seats]
         rated = any(s.user_id is not None for s in self.seats)
-        return LadderResult(self.game, self.id, int(m.results[-1]["hand"]),
+        return LadderResult(self.ladder_game, self.id, int(m.results[-1]["hand"]),
                             (keys[0], keys[1], keys[2], keys[3]), points, rated)
-
-    async def _refresh_titles(self, fresh: bool = False) -> None:
-        """Seat titles from the hall's ladder cache (read from the database when missing or
-        ``fresh``); the table is republished if one changed. Never fails the caller."""
-        keys = [s.ladder_key for s in self.seats]
-        try:
-            totals = await self.hall.ladder_totals(self.game, [k for k in keys if k], fresh)
-        except Exception as exc:
-            log.warning("titles_failed", table=self.id, **where(exc))
-            return
-        changed = False
-        for s, key in zip(self.seats, keys, strict=True):
-            total = None if key is None else totals.get(key, 0)
-            title = None if total is None else title_for(total)
-            if (s.total, s.title) != (total, title):
-                s.total, s.title = total, title
-                changed = True
-        if changed:
-            self._publish_table()
-
-    async def refresh_titles(self) -> None:
-        async with self.lock:
-            await self._refresh_titles()
 
     async def _reload(self) -> None:
         """Rebuild the match from the database (after a failed commit) and resync everyone."""
@@ -695,189 +552,22 @@ class Table:
         conn.send(dumps({"t": "snapshot", "seq": cur, "view": view(m, r),
                          "events": full[first:], "turn": self._turn(r)}))
 
-    async def attach(self, conn: Conn, last_seq: int | None, views: bool) -> None:
-        """Bind a socket (hello): its seat is the user's seat here, unless it only watches."""
-        async with self.lock:
-            self._detach(conn)
-            seat = None if conn.watch else self.seat_of(conn.user_id)
-            conn.seat = seat
-            conn.views = views
-            self.conns.add(conn)
-            self._cancel_idle()
-            back = False
-            if seat is not None:
-                s = self.seats[seat]
-                s.conns += 1
-                s.away_since = None
-                if s.away_timer is not None:
-                    s.away_timer.cancel()
-                    s.away_timer = None
-                if s.auto:  # the player is back: 托管 ends
-                    s.auto = False
-                    s.auto_reason = None
-                    back = True
-            conn.send(dumps(self._welcome(conn)))
-            self._sync(conn, last_seq)
-            self.last_turn[ridx(seat)] = self._turn(seat)
-            self._publish_table()
-            if back:
-                self._schedule()
-
-    async def resync(self, conn: Conn, last_seq: int | None) -> None:
-        async with self.lock:
-            if conn in self.conns:
-                self._sync(conn, last_seq)
-
-    async def detach(self, conn: Conn) -> None:
-        async with self.lock:
-            if self._detach(conn):
-                self._publish_table()
-
-    def _detach(self, conn: Conn) -> bool:
-        if conn not in self.conns:
-            return False
-        self.conns.discard(conn)
-        seat = conn.seat
-        if seat is not None:
-            s = self.seats[seat]
-            s.conns = max(0, s.conns - 1)
-            if s.conns == 0 and s.user_id is not None:
-                self._away(seat)
-        if not self.conns:
-            self._start_idle()
-        return True
-
-    def _away(self, seat: int) -> None:
-        s = self.seats[seat]
-        s.away_since = time.monotonic()
-        if s.away_timer is not None:
-            s.away_timer.cancel()
-        loop = asyncio.get_running_loop()
-        s.away_timer = loop.call_later(self.settings.away_after,
-                                       lambda: self._spawn(self._gone(seat)))
-
-    async def _gone(self, seat: int) -> None:
-        async with self.lock:
-            s = self.seats[seat]
-            s.away_timer = None
-            if s.conns or s.auto or s.user_id is None or self.status != "playing":
-                return
-            s.auto = True
-            s.auto_reason = "away"
-            self._publish_table()
-            self._schedule()
-
-    def _cancel_idle(self) -> None:
-        if self.idle_timer is not None:
-            self.idle_timer.cancel()
-            self.idle_timer = None
-
-    def _start_idle(self) -> None:
-        self._cancel_idle()
-        delay = self.settings.abandon_after if self.status in LIVE else RETIRE_AFTER
-        loop = asyncio.get_running_loop()
-        self.idle_timer = loop.call_later(delay, lambda: self._spawn(self._idle()))
-
-    async def _idle(self) -> None:
-        async with self.lock:
-            self.idle_timer = None
-            if self.conns:
-                return
-            await self._abandon("idle")
-
-    async def _abandon(self, why: str) -> None:
-        """Close a live table for good (its record stays) and take it out of the hall."""
-        if self.status in LIVE:
-            self.status = "abandoned"
-            self._cancel_timer()
-            await self.hall.store.run(_set_status, self.id, "abandoned")
-            log.info("table_abandoned", table=self.id, why=why)
-        self.hall.retire(self)
-
-    async def abandon_if_unwatched(self, why: str) -> bool:
-        """Abandon this table unless someone is connected to it; True if it was."""
-        async with self.lock:
-            if self.conns or self.status not in LIVE:
-                return False
-            self._cancel_idle()
-            await self._abandon(why)
-            return True
-
-    def close_all(self, code: int, reason: str) -> None:
-        self._cancel_timer()
-        self._cancel_idle()
-        for s in self.seats:
-            if s.away_timer is not None:
-                s.away_timer.cancel()
-        for c in list(self.conns):
-            c.close(code, reason)
+    def _attached(self, conn: Conn) -> None:
+        self.last_turn[ridx(conn.seat)] = self._turn(conn.seat)
 
     # ------------------------------------------------------------------ lobby
-    def _may_manage(self, who: Principal) -> bool:
-        return who.user_id == self.owner_id or self.seat_of(who.user_id) is not None
-
-    async def take_seat(self, who: Principal, seat: int) -> None:
-        async with self.lock:
-            if self.status != "open":
-                raise TableError(409, "started", "the table has started")
-            if self.seat_of(who.user_id) is not None:
-                raise TableError(409, "seated", "you already have a seat at this table")
-            if not self.seats[seat].empty:
-                raise TableError(409, "taken", "that seat is taken")
-            await self.hall.store.run(_set_seat, self.id, seat, who.user_id, None)
-            self.seats[seat] = SeatState(user_id=who.user_id, name=who.name)
-            self._publish_table()
-            await self._refresh_titles()
-
-    async def leave_seat(self, who: Principal, seat: int) -> None:
-        async with self.lock:
-            s = self.seats[seat]
-            if self.status != "open":
-                raise TableError(409, "started", "seats are fixed once the table has started")
-            if s.bot is not None:
-                if not self._may_manage(who):
-                    raise TableError(403, "forbidden", "only the owner or a seated player may")
-            elif s.user_id != who.user_id:
-                raise TableError(403, "forbidden", "that is not your seat")
-            await self.hall.store.run(_set_seat, self.id, seat, None, None)
-            self.seats[seat] = SeatState()
-            self._publish_table()
-
-    async def set_bot(self, who: Principal, seat: int, bot: str) -> None:
-        if bot not in ALLOWED_BOTS:
-            raise TableError(400, "bad_bot", f"bots: {', '.join(ALLOWED_BOTS)}")
-        async with self.lock:
-            if self.status != "open":
-                raise TableError(409, "started", "the table has started")
-            if not self._may_manage(who):
-                raise TableError(403, "forbidden", "only the owner or a seated player may")
-            if not self.seats[seat].empty:
-                raise TableError(409, "taken", "that seat is taken")
-            await self.hall.store.run(_set_seat, self.id, seat, None, bot)
-            self.seats[seat] = SeatState(bot=bot)
-            self._publish_table()
-            await self._refresh_titles()
-
     async def start(self, who: Principal | None) -> None:
         async with self.lock:
-            if self.status != "open":
-                raise TableError(409, "started", "the table has started")
-            if who is not None and not self._may_manage(who):
-                raise TableError(403, "forbidden", "only the owner or a seated player may")
-            if any(s.empty for s in self.seats):
-                raise TableError(409, "seats_empty", "four players (people or bots) are needed")
+            self._check_start(who)
             match = Match(self.rules, auto_deal=False)
             names = [s.name if s.user_id is not None else f"bot:{s.bot}" for s in self.seats]
             header = records.header(match, seats=[n or "?" for n in names],
                                     extra={"table": self.id})
-            await self.hall.store.run(_start, self.id, header)
+            await self.hall.store.run(mark_started, self.id, header)
             self.header = header
             self.match = match
-            self.status = "playing"
             self._count_seqs()
-            for i, s in enumerate(self.seats):
-                if s.user_id is not None and s.conns == 0:
-                    self._away(i)
+            self._mark_started()
             log.info("table_started", table=self.id, rules=self.rules.name)
             self._publish_table()
             self.hall.count_tables()
@@ -895,105 +585,25 @@ class CommitError(Exception):
     """The database refused a commit; the table was rebuilt from what it holds."""
 
 
-# ------------------------------------------------------------------- db helpers
-
-
-def _set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
-              bot: str | None) -> None:
-    session.execute(
-        update(db.SeatRow)
-        .where(db.SeatRow.table_id == table_id, db.SeatRow.seat == seat)
-        .values(user_id=user_id, bot=bot)
-    )
-
-
-def _start(session: Session, table_id: str, header: dict[str, Any]) -> None:
-    session.execute(
-        update(db.TableRow).where(db.TableRow.id == table_id)
-        .values(status="playing", header=header, updated_at=db.now())
-    )
-
-
-def _set_status(session: Session, table_id: str, status: str) -> None:
-    session.execute(
-        update(db.TableRow).where(db.TableRow.id == table_id)
-        .values(status=status, updated_at=db.now())
-    )
-
-
-def _create(session: Session, row: db.TableRow) -> None:
-    session.add(row)
-    session.flush()
-    for i in range(4):
-        session.add(db.SeatRow(table_id=row.id, seat=i, user_id=None, bot=None))
-
-
-@dataclass
-class Loaded:
-    row: db.TableRow
-    seats: list[SeatState]
-    actions: list[db.ActionRow]
-    last_event: dict[str, Any] | None
-
-
-def _load(session: Session, statuses: tuple[str, ...] | None, table_id: str | None
-          ) -> list[Loaded]:
-    q = select(db.TableRow).where(db.TableRow.preset.not_like("quoridor%"))  # board_tables
-    if statuses is not None:
-        q = q.where(db.TableRow.status.in_(statuses))
-    if table_id is not None:
-        q = q.where(db.TableRow.id == table_id)
-    out = []
-    for row in session.scalars(q.order_by(db.TableRow.created_at)):
-        seats = [SeatState() for _ in range(4)]
-        for seat, user_id, bot, name in session.execute(
-            select(db.SeatRow.seat, db.SeatRow.user_id, db.SeatRow.bot, db.User.name)
-            .outerjoin(db.User, db.User.id == db.SeatRow.user_id)
-            .where(db.SeatRow.table_id == row.id)
-        ):
-            seats[seat] = SeatState(user_id=user_id, name=name, bot=bot)
-        actions = db.load_actions(session, row.id) if row.header is not None else []
-        last = None
-        if row.n_events:
-            ev = session.get(db.EventRow, (row.id, row.n_events))
-            last = None if ev is None else ev.data
-        out.append(Loaded(row, seats, actions, last))
-    return out
-
-
 # ---------------------------------------------------------------------------- hall
 
 
-class Hall:
-    """Every live table of this server process."""
+class Hall(BaseHall[Table]):
+    """Every live card table of this server process."""
 
-    def __init__(self, settings: Settings, store: db.Store, metrics: Metrics) -> None:
-        self.settings = settings
-        self.store = store
-        self.metrics = metrics
-        self.tables: dict[str, Table] = {}
-        self.codes: dict[str, str] = {}
-        self.tasks: set[asyncio.Task[Any]] = set()
-        self.base_url: str | None = None
-        self.cold_cache: OrderedDict[str, Table] = OrderedDict()
-        self.ladder_cache: dict[tuple[str, str], int] = {}  # (game, player) -> total
+    def _which(self) -> ColumnElement[bool]:
+        return db.TableRow.preset.not_like("quoridor%")  # board_tables has those
 
-    async def ladder_totals(self, game: str, keys: list[str], fresh: bool) -> dict[str, int]:
-        """Ladder totals for seat titles, cached per player; ``fresh`` rereads them (after a
-        rated result). Players with no result yet count 0."""
-        missing = keys if fresh else [k for k in keys if (game, k) not in self.ladder_cache]
-        if missing:
-            found = await self.store.run(ladder_db.totals, game, sorted(set(missing)))
-            if len(self.ladder_cache) > 50_000:
-                self.ladder_cache.clear()
-            for k in missing:
-                self.ladder_cache[(game, k)] = found.get(k, 0)
-        return {k: self.ladder_cache.get((game, k), 0) for k in keys}
+    def _new_table(self, row: db.TableRow, seats: list[SeatState]) -> Table:
+        return Table(self, row, seats)
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+    def _rebuild(self, table: Table, item: Loaded, check: bool) -> None:
+        if item.row.header is None:
+            return
+        table._replay(item.actions)
+        assert table.match is not None
+        if check:
+            check_replay(table.match.events, item)
 
     def count_tables(self) -> None:
         counts: dict[str, int] = {"open": 0, "playing": 0, "finished": 0}
@@ -1005,103 +615,18 @@ class Hall:
     # -------------------------------------------------------------- lifecycle
     async def startup(self) -> None:
         await asyncio.to_thread(self.store.migrate)
-        loaded = await self.store.run(_load, LIVE, None)
-        for item in loaded:
-            table = Table(self, item.row, item.seats)
-            try:
-                if item.row.header is not None:
-                    table._replay(item.actions)
-                    m = table.match
-                    assert m is not None
-                    if len(m.events) != item.row.n_events:
-                        raise GunziError(f"{len(m.events)} events replayed, "
-                                         f"{item.row.n_events} stored")
-                    if item.last_event is not None and m.events[-1].to_dict() != item.last_event:
-                        raise GunziError("the last replayed event differs from the stored one")
-            except Exception as exc:
-                log.error("restore_failed", table=item.row.id, error=str(exc)[:200])
-                continue
-            self._register(table)
-            if table.status == "playing":
-                for i, s in enumerate(table.seats):
-                    if s.user_id is not None:
-                        table._away(i)
-                table._schedule()
-            table._start_idle()
-            self.spawn(table.refresh_titles())
-            self.metrics.restored.inc()
-        self.count_tables()
+        await self._restore()
         kind = "sqlite" if self.settings.is_sqlite else "postgresql"
         log.info("hall_started", tables=len(self.tables), db=kind)
 
     async def shutdown(self) -> None:
-        for table in list(self.tables.values()):
-            table.close_all(1012, "server restarting")
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.sleep(0)
+        await self._stop()
         await asyncio.to_thread(self.store.close)
-
-    def _register(self, table: Table) -> None:
-        self.tables[table.id] = table
-        if table.code:
-            self.codes[table.code] = table.id
-
-    def retire(self, table: Table) -> None:
-        table.close_all(1001, "table closed")
-        self.tables.pop(table.id, None)
-        if table.code:
-            self.codes.pop(table.code, None)
-        self.count_tables()
-
-    def revoke_session(self, session_id: int) -> None:
-        for table in self.tables.values():
-            for c in list(table.conns):
-                if c.session_id == session_id:
-                    c.close(1008, "logged out")
-
-    # ------------------------------------------------------------------ lookup
-    def get(self, table_id: str) -> Table | None:
-        return self.tables.get(table_id)
-
-    def by_code(self, code: str) -> Table | None:
-        tid = self.codes.get(code.strip().upper())
-        return None if tid is None else self.tables.get(tid)
-
-    async def cold(self, table_id: str) -> Table | None:
-        """A table that is no longer live, rebuilt read-only from the database (cached)."""
-        if len(table_id) > 24:
-            return None
-        if table_id in self.cold_cache:
-            self.cold_cache.move_to_end(table_id)
-            return self.cold_cache[table_id]
-        loaded = await self.store.run(_load, None, table_id)
-        if not loaded:
-            return None
-        item = loaded[0]
-        table = Table(self, item.row, item.seats)
-        if item.row.header is not None:
-            table._replay(item.actions)
-        await table._refresh_titles()
-        if table.status not in LIVE:  # a live table may come back; a finished one is final
-            self.cold_cache[table_id] = table
-            while len(self.cold_cache) > 32:
-                self.cold_cache.popitem(last=False)
-        return table
-
-    def public_tables(self) -> list[dict[str, Any]]:
-        return [t.info() for t in self.tables.values() if t.public and t.status in LIVE]
 
     # ------------------------------------------------------------------ create
     async def create(self, who: Principal, body: CreateTable | QuickPlay,
                      *, public: bool, quick: bool = False) -> Table:
-        if len(self.tables) >= self.settings.max_tables:
-            raise TableError(503, "hall_full", "the hall is full; try again later")
-        owned = sum(1 for t in self.tables.values()
-                    if t.owner_id == who.user_id and t.status in LIVE and t.quick == quick)
-        if owned >= self.settings.max_tables_per_user:
-            raise TableError(429, "too_many_tables",
-                             f"at most {self.settings.max_tables_per_user} open tables each")
+        self._check_room(who, quick)
         if body.preset not in PRESETS:
             raise TableError(400, "bad_preset", f"presets: {', '.join(PRESETS)}")
         try:
@@ -1112,39 +637,13 @@ class Hall:
         if clock > self.settings.max_clock:
             raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
         name = getattr(body, "name", None) or f"{who.name}'s table"
-        t = db.now()
-        code = None if public else "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-        row = db.TableRow(
-            id=secrets.token_urlsafe(9), code=code, name=clean_text(name, 64), public=public,
-            preset=body.preset, rules={"name": rules.name, **rules.options()}, clock=clock,
-            max_hands=body.max_hands, status="open", owner_id=who.user_id, header=None,
-            created_at=t, updated_at=t, n_actions=0, n_events=0,
-            counter=body.counter, quick=quick,
-        )
-        await self.store.run(_create, row)
-        table = Table(self, row, [SeatState() for _ in range(4)])
-        self._register(table)
-        table._start_idle()
-        self.count_tables()
-        log.info("table_created", table=table.id, public=public, rules=rules.name)
-        return table
+        return await self._open(
+            who, name=name, public=public, quick=quick, preset=body.preset,
+            rules={"name": rules.name, **rules.options()}, seats=4, clock=clock,
+            max_hands=body.max_hands, counter=body.counter)
 
     async def quickplay(self, who: Principal, body: QuickPlay) -> Table:
-        """A new table with the player at seat 0 and three bots, started at once.
-
-        Quick-play tables are counted apart from tables made in the lobby, and a
-        player's earlier quick-play tables that no browser has open any more are
-        abandoned first (their records stay), so repeated clicks never pile up
-        against the per-player limit; ones still open in a tab are left alone."""
-        bot = body.bot or self.settings.bot
-        if bot not in ALLOWED_BOTS:
-            raise TableError(400, "bad_bot", f"bots: {', '.join(ALLOWED_BOTS)}")
-        for old in [t for t in self.tables.values()
-                    if t.quick and t.owner_id == who.user_id and t.status in LIVE]:
-            await old.abandon_if_unwatched("replaced by quick play")
-        table = await self.create(who, body, public=body.public, quick=True)
-        await table.take_seat(who, 0)
-        for seat in (1, 2, 3):
-            await table.set_bot(who, seat, bot)
-        await table.start(who)
-        return table
+        """A new table with the player at seat 0 and three bots, started at once (see
+        :meth:`BaseHall._quick`)."""
+        return await self._quick(who, body.bot or self.settings.bot, ALLOWED_BOTS,
+                                 lambda: self.create(who, body, public=body.public, quick=True))

@@ -15,7 +15,8 @@ import contextlib
 import json
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import structlog
@@ -26,6 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from gunzi.server.auth import Accounts, Principal
 from gunzi.server.metrics import Metrics
+from gunzi.server.presence import SeatedTable, TableError, where
 from gunzi.server.protocol import (
     CLIENT_MESSAGE,
     Act,
@@ -37,9 +39,11 @@ from gunzi.server.protocol import (
     dumps,
 )
 from gunzi.server.settings import Settings
-from gunzi.server.tables import Hall, Table, TableError, where
+from gunzi.server.tables import Hall, Table
 
 log = structlog.get_logger("gunzi.ws")
+
+T = TypeVar("T", bound=SeatedTable)
 
 
 def origin_allowed(headers: Any, settings: Settings) -> bool:
@@ -126,6 +130,9 @@ class Client:
                 return
 
 
+Handler = Callable[[Client, T, Any], Awaitable[None]]  # (socket, table, message)
+
+
 async def _deny(websocket: WebSocket, status: int) -> None:
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
         await websocket.send_denial_response(Response(status_code=status))
@@ -138,8 +145,18 @@ def _error(code: str, message: str, **extra: Any) -> str:
 
 
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    """``/ws/tables/{id}``: a card table by id or room code."""
+    hall: Hall = websocket.app.state.hall
+    await serve_socket(websocket, table_id, hall.get(table_id) or hall.by_code(table_id),
+                       _card_message)
+
+
+async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
+                       more: Handler[T]) -> None:
+    """One table socket from handshake to close: the Origin check, the user from the
+    session cookie (or a bearer token), the message loop, and detaching at the end.
+    ``more`` answers the messages besides hello, sync and act."""
     app = websocket.app
-    hall: Hall = app.state.hall
     settings: Settings = app.state.settings
     accounts: Accounts = app.state.accounts
     metrics: Metrics = app.state.metrics
@@ -148,7 +165,6 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         metrics.ws_closed.labels("403").inc()
         await _deny(websocket, 403)
         return
-    table = hall.get(table_id) or hall.by_code(table_id)
     if table is None:
         await _deny(websocket, 404)
         return
@@ -163,7 +179,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     metrics.sockets.inc()
     writer = asyncio.create_task(client.writer())
     try:
-        await _serve(websocket, client, table, settings, metrics)
+        await _serve(websocket, client, table, settings, metrics, more)
     except WebSocketDisconnect:
         pass
     except Exception as exc:
@@ -177,8 +193,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         metrics.sockets.dec()
 
 
-async def _serve(websocket: WebSocket, client: Client, table: Table, settings: Settings,
-                 metrics: Metrics) -> None:
+async def _serve(websocket: WebSocket, client: Client, table: T, settings: Settings,
+                 metrics: Metrics, more: Handler[T]) -> None:
     limiter = RateLimit(settings.ws_rate_messages, settings.ws_rate_window)
     max_size = settings.ws_max_size
     greeted = False
@@ -229,20 +245,26 @@ async def _serve(websocket: WebSocket, client: Client, table: Table, settings: S
             await table.resync(client, parsed.last_seq)
         elif isinstance(parsed, Act):
             await table.act(client, parsed.id, parsed.action, parsed.seq)
-        elif isinstance(parsed, HintRequest):
-            try:
-                action = await table.hint(client.seat)
-                client.send(dumps({"t": "hint", "id": parsed.id, "action": action}))
-            except TableError as exc:
-                client.send(dumps({"t": "hint", "id": parsed.id, "action": None,
-                                   "error": {"code": exc.code, "message": exc.message}}))
-        elif isinstance(parsed, ChatMessage):
-            err = await table.say(client, parsed.text)
-            if err is not None:
-                client.send(_error(err, {
-                    "login_required": "sign in (a guest is fine) to chat",
-                    "empty": "empty message",
-                    "chat_rate": "too many messages; wait a few seconds",
-                }.get(err, err)))
-        elif isinstance(parsed, AutoMessage):
-            await table.set_auto(client, parsed.on)
+        else:
+            await more(client, table, parsed)
+
+
+async def _card_message(client: Client, table: Table, parsed: Any) -> None:
+    """Hints, chat and 托管 at a card table."""
+    if isinstance(parsed, HintRequest):
+        try:
+            action = await table.hint(client.seat)
+            client.send(dumps({"t": "hint", "id": parsed.id, "action": action}))
+        except TableError as exc:
+            client.send(dumps({"t": "hint", "id": parsed.id, "action": None,
+                               "error": {"code": exc.code, "message": exc.message}}))
+    elif isinstance(parsed, ChatMessage):
+        err = await table.say(client, parsed.text)
+        if err is not None:
+            client.send(_error(err, {
+                "login_required": "sign in (a guest is fine) to chat",
+                "empty": "empty message",
+                "chat_rate": "too many messages; wait a few seconds",
+            }.get(err, err)))
+    elif isinstance(parsed, AutoMessage):
+        await table.set_auto(client, parsed.on)

@@ -1,10 +1,11 @@
 // 步步为营 table page: the board as SVG, moves by clicking a lit square, walls by hovering
 // (or tapping) a groove for a preview and confirming. board.html?t=ID (&watch=1 to watch);
-// board.html?new=quoridor-2|quoridor-4 starts a quick game against bots first.
+// board.html?new=quoridor-2|quoridor-4 starts a quick game against bots first. Before a
+// table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
 import { t, applyI18n } from "./i18n.js";
-import { h, clear, toast, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 import { TableSocket } from "./socket.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -43,7 +44,8 @@ function el(name, attrs, parent) {
   return e;
 }
 
-const myTurn = () => st.view && !st.view.is_over && st.seat != null && st.view.to_move === st.seat;
+const playing = () => st.info && st.info.status === "playing";
+const myTurn = () => playing() && st.view && !st.view.is_over && st.seat != null && st.view.to_move === st.seat;
 const legal = () => new Set(myTurn() ? st.view.legal : []);
 
 function wallRect(w, n) {
@@ -56,6 +58,12 @@ function seatName(i) {
   if (!s) return String(i + 1);
   const who = s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name || "?";
   return i === st.seat ? `${who}（${t("bb_you")}）` : who;
+}
+
+/** The seat's ladder title (步步为营's ladder), shown beside the name. */
+function seatTitle(i) {
+  const s = st.info && st.info.seats[i];
+  return s && s.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: s.total }) }, s.title) : null;
 }
 
 // ------------------------------------------------------------------ drawing
@@ -176,21 +184,23 @@ function render() {
   const v = st.view;
   const seats = clear($("bb-seats"));
   $("role").hidden = st.seat != null;
+  renderOpen();
   if (!v) return;
   $("turn-no").textContent = t("bb_turn_no", { n: v.turn });
   for (const p of v.pawns) {
     seats.append(h("li" + (v.to_move === p.seat && !v.is_over ? ".bb-to-move" : ""), { dataset: { seat: p.seat } },
       h("span.bb-dot", { style: `background:${COLORS[p.seat]}` }, String(p.seat + 1)), " ",
-      h("b", seatName(p.seat)), " ",
+      h("b", seatName(p.seat)), " ", seatTitle(p.seat), " ",
       h("span.note", `${t(SIDES[p.side])} · ${t("bb_walls_left", { n: p.walls_left })} · ${t("bb_steps", { n: p.distance })}`)));
   }
   let status;
-  if (v.is_over) status = v.winner == null ? t("bb_draw") : t("bb_won", { name: seatName(v.winner) });
+  if (st.info && st.info.status === "open") status = t("waiting_start");
+  else if (v.is_over) status = v.winner == null ? t("bb_draw") : t("bb_won", { name: seatName(v.winner) });
   else if (myTurn()) status = t("bb_your_turn");
   else status = t("bb_turn_of", { name: seatName(v.to_move) });
   $("bb-status").textContent = status;
   $("bb-mode").textContent = t(st.mode === "wall" ? "bb_mode_wall" : "bb_mode_move");
-  $("bb-mode").hidden = $("bb-rotate").hidden = st.seat == null || v.is_over;
+  $("bb-mode").hidden = $("bb-rotate").hidden = st.seat == null || v.is_over || !playing();
   $("bb-rotate").textContent = `${t("bb_rotate")} (${st.orient === "h" ? "—" : "|"})`;
   const confirm = $("bb-confirm");
   confirm.hidden = !(st.pending && myTurn());
@@ -199,6 +209,51 @@ function render() {
   const rec = $("btn-record");
   rec.hidden = false;
   rec.href = `/api/board/tables/${encodeURIComponent(st.id)}/record`;
+}
+
+// ------------------------------------------------------------------ before the start
+function renderOpen() {
+  const box = $("bb-open");
+  const info = st.info;
+  box.hidden = !(info && info.status === "open");
+  if (box.hidden) return;
+  clear(box);
+  const me = account.user;
+  const mine = info.seats.findIndex((s) => me && s.kind === "human" && s.name === me.name);
+  const manager = mine >= 0 || (me && info.owner === me.name);
+  const rows = info.seats.map((s, i) => {
+    const controls = h("span.seat-controls");
+    if (s.kind === "empty") {
+      if (mine < 0) controls.append(h("button.small.primary", { dataset: { act: "sit", seat: i }, on: { click: () => seatCall(i, "POST", "", true) } }, t("take_seat")));
+      if (manager) controls.append(h("button.small", { dataset: { act: "bot", seat: i }, on: { click: () => seatCall(i, "PUT", "/bot", false) } }, t("add_bot")));
+    } else if (s.kind === "bot" && manager) {
+      controls.append(h("button.small", { dataset: { act: "unbot", seat: i }, on: { click: () => seatCall(i, "DELETE", "/bot", false) } }, t("remove_bot")));
+    } else if (i === mine) {
+      controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => seatCall(i, "DELETE", "", true) } }, t("leave_seat")));
+    }
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name;
+    return h("li", { dataset: { seat: i } }, h("span.bb-dot", { style: `background:${COLORS[i]}` }, String(i + 1)), " ", h("b", who), " ", controls);
+  });
+  const full = info.seats.every((s) => s.kind !== "empty");
+  box.append(h("h3", t("seats_title")), h("ul.bb-seats", rows),
+    h("button.primary#bb-start", { disabled: !full || !manager, on: { click: startGame } }, full ? t("start") : t("bb_need_players")),
+    info.code ? h("p", h("b", t("room_code")), " ", h("code#room-code", info.code)) : null);
+}
+
+/** Sit, leave, add or remove a bot (``/seats/{i}`` + ``tail``); a seat change rebinds the socket. */
+async function seatCall(seat, method, tail, rebind) {
+  if (!(await ensureGuest())) return;
+  const body = method === "PUT" ? { bot: "search" } : undefined;
+  const r = await api(`/api/board/tables/${encodeURIComponent(st.id)}/seats/${seat}${tail}`, { method, body });
+  if (!r.ok) { toast(r.error, "error"); return; }
+  st.info = r.data;
+  if (rebind) sock.rehello();
+  render();
+}
+
+async function startGame() {
+  const r = await api(`/api/board/tables/${encodeURIComponent(st.id)}/start`, { method: "POST" });
+  if (!r.ok) toast(r.error, "error");
 }
 
 function onFrame(f) {

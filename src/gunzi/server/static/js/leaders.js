@@ -1,4 +1,4 @@
-// The leaderboard: one 积分 ladder per game (打滚子, 升级), titles, ratings, paging.
+// The leaderboard: one 积分 ladder per game (打滚子, 升级, 步步为营), titles, ratings, paging.
 
 import { api } from "./api.js";
 import { t, applyI18n, getLang } from "./i18n.js";
@@ -6,7 +6,7 @@ import { h, clear, toast, account, loadMe, accountBar, langSwitch } from "./ui.j
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
-const GAMES = ["gunzi", "classic"];
+const GAMES = ["gunzi", "classic", "quoridor"];
 const S = { game: "gunzi", offset: 0, data: null };
 
 function playerUrl(id) { return "/player.html?p=" + encodeURIComponent(id); }

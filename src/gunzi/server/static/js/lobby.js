@@ -1,5 +1,6 @@
 // The lobby: quick play, join by room code, create a table (preset, options, public or
-// private), and the list of public tables (sit or watch).
+// private; a 步步为营 preset makes a board table), and the list of public tables of both
+// kinds (sit or watch: card tables open table.html, board tables board.html).
 
 import * as API from "./api.js";
 import { t, applyI18n, getLang } from "./i18n.js";
@@ -7,9 +8,11 @@ import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch }
 
 const $ = (id) => document.getElementById(id);
 let RULES = null;
+let BOARD_RULES = null; // /api/board/rules: the 步步为营 presets and options
+const isBoard = (preset) => preset.startsWith("quoridor");
 
-function tableUrl(id, watch = false) {
-  return `/table.html?t=${encodeURIComponent(id)}${watch ? "&watch=1" : ""}`;
+function tableUrl(id, watch = false, board = false) {
+  return `/${board ? "board" : "table"}.html?t=${encodeURIComponent(id)}${watch ? "&watch=1" : ""}`;
 }
 
 async function quickPlay() {
@@ -32,7 +35,7 @@ async function joinCode(e) {
   if (!code) return;
   const r = await API.tableByCode(code);
   if (!r.ok) { toast(t("no_table_with_code"), "error"); return; }
-  location.href = tableUrl(r.data.id);
+  location.href = tableUrl(r.data.id, false, r.data.game === "quoridor");
 }
 
 function presetOptions(select, selected = "gunzi") {
@@ -41,13 +44,26 @@ function presetOptions(select, selected = "gunzi") {
   for (const name of names) select.append(h("option", { value: name, selected: name === selected }, t("preset_" + name)));
 }
 
+/** The create form's rules list: the card presets, then the board ones. */
+function createPresets(select, selected = "gunzi") {
+  presetOptions(select, selected);
+  for (const name of Object.keys(BOARD_RULES ? BOARD_RULES.presets : {})) {
+    select.append(h("option", { value: name, selected: name === selected }, t("preset_" + name)));
+  }
+}
+
 function renderOptions() {
   const box = clear($("rule-options"));
-  if (!RULES) return;
   const preset = $("create-preset").value;
-  const defaults = RULES.presets[preset] || {};
-  for (const [key, opt] of Object.entries(RULES.options)) {
-    if (key === "game" || key === "decks" || key === "duplicate") continue; // own fields
+  const board = isBoard(preset);
+  for (const id of ["create-clock", "create-hands", "create-duplicate", "create-counter"]) {
+    $(id).closest("label").hidden = board; // card-only fields
+  }
+  const rules = board ? BOARD_RULES : RULES;
+  if (!rules) return;
+  const defaults = rules.presets[preset] || {};
+  for (const [key, opt] of Object.entries(rules.options)) {
+    if (key === "game" || key === "decks" || key === "duplicate" || key === "players") continue; // own fields
     const sel = h("select", { name: key, dataset: { option: key } });
     for (const v of opt.values) {
       const text = String(v);
@@ -63,12 +79,14 @@ async function createTable(e) {
   e.preventDefault();
   if (!(await ensureGuest())) return;
   const preset = $("create-preset").value;
-  const defaults = (RULES && RULES.presets[preset]) || {};
+  const rules = isBoard(preset) ? BOARD_RULES : RULES;
+  const defaults = (rules && rules.presets[preset]) || {};
   const options = {};
   for (const sel of document.querySelectorAll("#rule-options select")) {
     const v = JSON.parse(sel.value);
     if (v !== defaults[sel.dataset.option]) options[sel.dataset.option] = v;
   }
+  if (isBoard(preset)) { createBoard({ preset, options, public: $("create-public").checked }); return; }
   const body = {
     preset,
     options,
@@ -87,19 +105,30 @@ async function createTable(e) {
   location.href = tableUrl(r.data.id);
 }
 
+async function createBoard(body) {
+  const name = $("create-name").value.trim();
+  if (name) body.name = name;
+  if ($("create-sit").checked) body.seat = 0;
+  const r = await API.api("/api/board/tables", { method: "POST", body });
+  if (!r.ok) { $("create-error").textContent = r.error; return; }
+  location.href = tableUrl(r.data.id, false, true);
+}
+
 function seatsText(info) {
   return info.seats.map((s) => (s.kind === "empty" ? "○" : s.kind === "bot" ? "◆" : "●")).join("");
 }
 
 async function refreshTables() {
-  const r = await API.tables();
+  const [r, b] = await Promise.all([API.tables(), API.api("/api/board/tables")]);
   const box = clear($("tables"));
   if (!r.ok) { box.append(h("li.note", r.error)); return; }
-  const list = r.data.tables || [];
+  const list = [...(r.data.tables || []), ...(b.ok ? b.data.tables || [] : [])];
+  list.sort((x, y) => x.created_at - y.created_at);
   if (!list.length) { box.append(h("li.note.empty", t("no_public_tables"))); return; }
   for (const info of list) {
     const free = info.seats.filter((s) => s.kind === "empty").length;
-    box.append(h("li.table-item", { dataset: { id: info.id } },
+    const board = info.game === "quoridor";
+    box.append(h("li.table-item", { dataset: { id: info.id, game: board ? "quoridor" : "cards" } },
       h("div.t-main",
         h("b.t-name", info.name),
         h("span.chip", t("preset_" + info.preset)),
@@ -108,8 +137,8 @@ async function refreshTables() {
       h("div.t-seats", { title: t("seats_title") }, seatsText(info), " ",
         h("span.note", info.spectators ? t("n_watching", { n: info.spectators }) : "")),
       h("div.t-actions",
-        info.status === "open" && free ? h("a.button.small.primary", { href: tableUrl(info.id) }, t("join")) : null,
-        h("a.button.small", { href: tableUrl(info.id, true) }, t("watch")))));
+        info.status === "open" && free ? h("a.button.small.primary", { href: tableUrl(info.id, false, board) }, t("join")) : null,
+        h("a.button.small", { href: tableUrl(info.id, true, board) }, t("watch")))));
   }
 }
 
@@ -118,16 +147,17 @@ async function main() {
   document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
   await loadMe();
   accountBar($("account"));
-  const r = await API.rules();
+  const [r, b] = await Promise.all([API.rules(), API.api("/api/board/rules")]);
   if (r.ok) RULES = r.data;
+  if (b.ok) BOARD_RULES = b.data;
   presetOptions($("quick-preset"));
-  presetOptions($("create-preset"));
+  createPresets($("create-preset"));
   renderOptions();
   langSwitch($("btn-lang"), () => {
     const q = $("quick-preset").value;
     const c = $("create-preset").value;
     presetOptions($("quick-preset"), q);
-    presetOptions($("create-preset"), c);
+    createPresets($("create-preset"), c);
     refreshTables();
     document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
   });

@@ -7,10 +7,16 @@ import { h, clear, loadMe, accountBar, langSwitch } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const GAMES = ["gunzi", "classic"];
+const GAMES = ["gunzi", "classic", "quoridor"];
 let DATA = null;
 
-function gameName(game) { return game === "gunzi" ? t("ladder_game_gunzi") : t("ladder_game_classic"); }
+const GAME_NAMES = {
+  gunzi: () => t("ladder_game_gunzi"),
+  classic: () => t("ladder_game_classic"),
+  quoridor: () => t("ladder_game_quoridor"),
+};
+
+function gameName(game) { return (GAME_NAMES[game] || (() => game))(); }
 
 function svg(tag, attrs, ...children) {
   const e = document.createElementNS(SVG, tag);
@@ -75,8 +81,10 @@ function render() {
     const sign = e.score > 0 ? "+" : "";
     body.append(h("tr",
       h("td", gameName(e.game)),
-      h("td", h("a", { href: "/table.html?t=" + encodeURIComponent(e.table_id) }, e.table_id)),
-      h("td", h("a", { href: `/replay.html?t=${encodeURIComponent(e.table_id)}&hand=${e.hand}`, title: t("replay") }, String(e.hand))),
+      h("td", h("a", { href: (e.game === "quoridor" ? "/board.html?t=" : "/table.html?t=") + encodeURIComponent(e.table_id) }, e.table_id)),
+      h("td", e.game === "quoridor"
+        ? h("a", { href: `/api/board/tables/${encodeURIComponent(e.table_id)}/record`, title: t("bb_record") }, String(e.hand))
+        : h("a", { href: `/replay.html?t=${encodeURIComponent(e.table_id)}&hand=${e.hand}`, title: t("replay") }, String(e.hand))),
       h("td", new Date(e.time * 1000).toLocaleString()),
       h("td.num" + (e.score > 0 ? ".gain" : e.score < 0 ? ".loss" : ""), sign + e.score),
       h("td.num", String(e.total_after)),

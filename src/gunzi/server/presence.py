@@ -1,0 +1,440 @@
+"""What every kind of table shares, whatever game it plays: seats (people, bots, 托管),
+sockets and presence (a seat away for ``away_after`` seconds is played by the bot; a table
+nobody is connected to is abandoned, a finished one retired), seating before the start,
+and the ladder titles shown beside the names.
+
+:class:`SeatedTable` is the base of the card :class:`gunzi.server.tables.Table` and the
+步步为营 :class:`gunzi.server.board_tables.BoardTable`; a subclass supplies the game: its
+``info``, ``_welcome`` and ``_sync`` frames, and ``_schedule``/``_cancel_timer`` for the
+table's next automatic step. Everything here runs under the table's lock, as the
+subclasses' game code does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import traceback
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import structlog
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from gunzi.ladder.result import bot_key, user_key
+from gunzi.ladder.titles import title_for
+from gunzi.server import db
+from gunzi.server.auth import Principal
+from gunzi.server.protocol import dumps
+
+if TYPE_CHECKING:
+    from gunzi.server.halls import BaseHall
+    from gunzi.server.settings import Settings
+
+log = structlog.get_logger("gunzi.tables")
+
+LIVE = ("open", "playing")
+RETIRE_AFTER = 300.0  # a finished table with nobody connected leaves memory after this
+
+
+def where(exc: BaseException) -> dict[str, str]:
+    """An exception for the log without its message (a message may name cards)."""
+    tb = traceback.extract_tb(exc.__traceback__)[-3:]
+    return {"error": type(exc).__name__,
+            "at": " < ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb))}
+
+
+def clean_text(text: str, limit: int) -> str:
+    """Chat text: no control or format characters, trimmed, at most ``limit`` characters."""
+    kept = "".join(
+        " " if ch in "\t\n\r" else ch
+        for ch in text
+        if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+    )
+    return " ".join(kept.split())[:limit]
+
+
+class Conn(Protocol):
+    """A client socket as a table sees it (implemented by :class:`gunzi.server.ws.Client`)."""
+
+    seat: int | None
+    user_id: int | None
+    session_id: int | None
+    name: str | None
+    watch: bool
+    views: bool
+
+    def send(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+class TableError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class SeatState:
+    user_id: int | None = None
+    name: str | None = None
+    bot: str | None = None
+    conns: int = 0
+    away_since: float | None = None
+    auto: bool = False  # 托管: the bot plays this human seat
+    auto_reason: str | None = None
+    away_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    total: int | None = None  # ladder total in the table's game, and its title
+    title: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.user_id is None and self.bot is None
+
+    @property
+    def ladder_key(self) -> str | None:
+        if self.user_id is not None:
+            return user_key(self.user_id)
+        return None if self.bot is None else bot_key(self.bot)
+
+    def public(self, seat: int) -> dict[str, Any]:
+        kind = "bot" if self.bot else "human" if self.user_id is not None else "empty"
+        return {
+            "seat": seat,
+            "kind": kind,
+            "name": self.name if self.user_id is not None else self.bot,
+            "bot": self.bot,
+            "connected": kind == "bot" or self.conns > 0,
+            "auto": self.auto,
+            "title": self.title,
+            "total": self.total,
+        }
+
+
+class SeatedTable:
+    """One table actor without its game: seats, sockets, presence, idleness, titles."""
+
+    bots_allowed: ClassVar[tuple[str, ...]] = ()
+    ladder_game: str  # the ladder the table's results and titles belong to
+
+    def __init__(self, hall: BaseHall[Any], row: db.TableRow, seats: list[SeatState]) -> None:
+        self.hall = hall
+        self.settings: Settings = hall.settings
+        self.id = row.id
+        self.code = row.code
+        self.name = row.name
+        self.public = row.public
+        self.preset = row.preset
+        self.quick = row.quick
+        self.status = row.status
+        self.owner_id = row.owner_id
+        self.created_at = row.created_at
+        self.seats = seats
+        self.lock = asyncio.Lock()
+        self.conns: set[Conn] = set()
+        self.n_actions = 0
+        self.cid_index: dict[tuple[int | None, str], int] = {}
+        self.rng = secrets.SystemRandom()
+        self.timer: asyncio.TimerHandle | None = None
+        self.idle_timer: asyncio.TimerHandle | None = None
+        self.retry_at = 0.0  # automatic steps wait until then after a failure
+
+    # ------------------------------------------------------- the game's part
+    def info(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _welcome(self, conn: Conn) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _sync(self, conn: Conn, last_seq: int | None) -> None:
+        raise NotImplementedError
+
+    def _attached(self, conn: Conn) -> None:
+        """After a socket got its welcome and sync (a hook)."""
+
+    def _schedule(self) -> None:
+        raise NotImplementedError
+
+    async def start(self, who: Principal | None) -> None:
+        """Start the game once every seat is filled (``who`` None: the server)."""
+        raise NotImplementedError
+
+    async def act(self, conn: Conn, cid: str, payload: dict[str, Any],
+                  client_seq: int | None) -> None:
+        """A decision from a socket; the ack (or the refusal) is queued on that socket."""
+        raise NotImplementedError
+
+    def record(self) -> str:
+        """The table's record (JSON Lines); TableError 404 before it has one."""
+        raise NotImplementedError
+
+    def _cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    # ------------------------------------------------------------------ info
+    def seat_of(self, user_id: int | None) -> int | None:
+        if user_id is None:
+            return None
+        for i, s in enumerate(self.seats):
+            if s.user_id == user_id:
+                return i
+        return None
+
+    def _owner_name(self) -> str | None:
+        for s in self.seats:
+            if s.user_id is not None and s.user_id == self.owner_id:
+                return s.name
+        return None
+
+    def _spectators(self) -> int:
+        return sum(1 for c in self.conns if c.seat is None)
+
+    def _send_all(self, frame: dict[str, Any]) -> None:
+        text = dumps(frame)
+        for c in list(self.conns):
+            c.send(text)
+        self.hall.metrics.frames.inc(len(self.conns))
+
+    def _publish_table(self) -> None:
+        self._send_all({"t": "table", "table": self.info()})
+
+    # ---------------------------------------------------------------- titles
+    async def _refresh_titles(self, fresh: bool = False) -> None:
+        """Seat titles from the hall's ladder cache (read from the database when missing or
+        ``fresh``); the table is republished if one changed. Never fails the caller."""
+        keys = [s.ladder_key for s in self.seats]
+        try:
+            totals = await self.hall.ladder_totals(self.ladder_game, [k for k in keys if k],
+                                                   fresh)
+        except Exception as exc:
+            log.warning("titles_failed", table=self.id, **where(exc))
+            return
+        changed = False
+        for s, key in zip(self.seats, keys, strict=True):
+            total = None if key is None else totals.get(key, 0)
+            title = None if total is None else title_for(total)
+            if (s.total, s.title) != (total, title):
+                s.total, s.title = total, title
+                changed = True
+        if changed:
+            self._publish_table()
+
+    async def refresh_titles(self) -> None:
+        async with self.lock:
+            await self._refresh_titles()
+
+    # ----------------------------------------------------------- connections
+    async def attach(self, conn: Conn, last_seq: int | None, views: bool = True) -> None:
+        """Bind a socket (hello): its seat is the user's seat here, unless it only watches."""
+        async with self.lock:
+            self._detach(conn)
+            seat = None if conn.watch else self.seat_of(conn.user_id)
+            conn.seat = seat
+            conn.views = views
+            self.conns.add(conn)
+            self._cancel_idle()
+            back = False
+            if seat is not None:
+                s = self.seats[seat]
+                s.conns += 1
+                s.away_since = None
+                if s.away_timer is not None:
+                    s.away_timer.cancel()
+                    s.away_timer = None
+                if s.auto:  # the player is back: 托管 ends
+                    s.auto = False
+                    s.auto_reason = None
+                    back = True
+            conn.send(dumps(self._welcome(conn)))
+            self._sync(conn, last_seq)
+            self._attached(conn)
+            self._publish_table()
+            if back:
+                self._schedule()
+
+    async def resync(self, conn: Conn, last_seq: int | None) -> None:
+        async with self.lock:
+            if conn in self.conns:
+                self._sync(conn, last_seq)
+
+    async def detach(self, conn: Conn) -> None:
+        async with self.lock:
+            if self._detach(conn):
+                self._publish_table()
+
+    def _detach(self, conn: Conn) -> bool:
+        if conn not in self.conns:
+            return False
+        self.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None:
+            s = self.seats[seat]
+            s.conns = max(0, s.conns - 1)
+            if s.conns == 0 and s.user_id is not None:
+                self._away(seat)
+        if not self.conns:
+            self._start_idle()
+        return True
+
+    def _away(self, seat: int) -> None:
+        s = self.seats[seat]
+        s.away_since = time.monotonic()
+        if s.away_timer is not None:
+            s.away_timer.cancel()
+        loop = asyncio.get_running_loop()
+        s.away_timer = loop.call_later(self.settings.away_after,
+                                       lambda: self.hall.spawn(self._gone(seat)))
+
+    async def _gone(self, seat: int) -> None:
+        async with self.lock:
+            s = self.seats[seat]
+            s.away_timer = None
+            if s.conns or s.auto or s.user_id is None or self.status != "playing":
+                return
+            s.auto = True
+            s.auto_reason = "away"
+            self._publish_table()
+            self._schedule()
+
+    def _cancel_idle(self) -> None:
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
+            self.idle_timer = None
+
+    def _start_idle(self) -> None:
+        self._cancel_idle()
+        delay = self.settings.abandon_after if self.status in LIVE else RETIRE_AFTER
+        loop = asyncio.get_running_loop()
+        self.idle_timer = loop.call_later(delay, lambda: self.hall.spawn(self._idle()))
+
+    async def _idle(self) -> None:
+        async with self.lock:
+            self.idle_timer = None
+            if self.conns:
+                return
+            await self._abandon("idle")
+
+    async def _abandon(self, why: str) -> None:
+        """Close a live table for good (its record stays) and take it out of the hall."""
+        if self.status in LIVE:
+            self.status = "abandoned"
+            self._cancel_timer()
+            await self.hall.store.run(set_status, self.id, "abandoned")
+            log.info("table_abandoned", table=self.id, why=why)
+        self.hall.retire(self)
+
+    async def abandon_if_unwatched(self, why: str) -> bool:
+        """Abandon this table unless someone is connected to it; True if it was."""
+        async with self.lock:
+            if self.conns or self.status not in LIVE:
+                return False
+            self._cancel_idle()
+            await self._abandon(why)
+            return True
+
+    def close_all(self, code: int, reason: str) -> None:
+        self._cancel_timer()
+        self._cancel_idle()
+        for s in self.seats:
+            if s.away_timer is not None:
+                s.away_timer.cancel()
+        for c in list(self.conns):
+            c.close(code, reason)
+
+    # ------------------------------------------------------------------ seats
+    def _may_manage(self, who: Principal) -> bool:
+        return who.user_id == self.owner_id or self.seat_of(who.user_id) is not None
+
+    def _check_seat(self, seat: int) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise TableError(400, "bad_seat", f"seats are 0..{len(self.seats) - 1}")
+
+    async def take_seat(self, who: Principal, seat: int) -> None:
+        self._check_seat(seat)
+        async with self.lock:
+            if self.status != "open":
+                raise TableError(409, "started", "the table has started")
+            if self.seat_of(who.user_id) is not None:
+                raise TableError(409, "seated", "you already have a seat at this table")
+            if not self.seats[seat].empty:
+                raise TableError(409, "taken", "that seat is taken")
+            await self.hall.store.run(set_seat, self.id, seat, who.user_id, None)
+            self.seats[seat] = SeatState(user_id=who.user_id, name=who.name)
+            self._publish_table()
+            await self._refresh_titles()
+
+    async def leave_seat(self, who: Principal, seat: int) -> None:
+        self._check_seat(seat)
+        async with self.lock:
+            s = self.seats[seat]
+            if self.status != "open":
+                raise TableError(409, "started", "seats are fixed once the table has started")
+            if s.bot is not None:
+                if not self._may_manage(who):
+                    raise TableError(403, "forbidden", "only the owner or a seated player may")
+            elif s.user_id != who.user_id:
+                raise TableError(403, "forbidden", "that is not your seat")
+            await self.hall.store.run(set_seat, self.id, seat, None, None)
+            self.seats[seat] = SeatState()
+            self._publish_table()
+
+    async def set_bot(self, who: Principal, seat: int, bot: str) -> None:
+        self._check_seat(seat)
+        if bot not in self.bots_allowed:
+            raise TableError(400, "bad_bot", f"bots: {', '.join(self.bots_allowed)}")
+        async with self.lock:
+            if self.status != "open":
+                raise TableError(409, "started", "the table has started")
+            if not self._may_manage(who):
+                raise TableError(403, "forbidden", "only the owner or a seated player may")
+            if not self.seats[seat].empty:
+                raise TableError(409, "taken", "that seat is taken")
+            await self.hall.store.run(set_seat, self.id, seat, None, bot)
+            self.seats[seat] = SeatState(bot=bot)
+            self._publish_table()
+            await self._refresh_titles()
+
+    def _check_start(self, who: Principal | None) -> None:
+        """May ``who`` (None: the server) start the table now? Raises TableError if not."""
+        if self.status != "open":
+            raise TableError(409, "started", "the table has started")
+        if who is not None and not self._may_manage(who):
+            raise TableError(403, "forbidden", "only the owner or a seated player may")
+        if any(s.empty for s in self.seats):
+            count = {2: "two", 4: "four"}.get(len(self.seats), str(len(self.seats)))
+            raise TableError(409, "seats_empty", f"{count} players (people or bots) are needed")
+
+    def _mark_started(self) -> None:
+        """The table has just started: seated people not connected begin to count as away."""
+        self.status = "playing"
+        for i, s in enumerate(self.seats):
+            if s.user_id is not None and s.conns == 0:
+                self._away(i)
+
+
+# ------------------------------------------------------------------- db helpers
+
+
+def set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
+             bot: str | None) -> None:
+    session.execute(
+        update(db.SeatRow)
+        .where(db.SeatRow.table_id == table_id, db.SeatRow.seat == seat)
+        .values(user_id=user_id, bot=bot)
+    )
+
+
+def set_status(session: Session, table_id: str, status: str) -> None:
+    session.execute(
+        update(db.TableRow).where(db.TableRow.id == table_id)
+        .values(status=status, updated_at=db.now())
+    )
