@@ -207,6 +207,8 @@ def test_parse_bots() -> None:
     assert (a.command, b.name) == ("python bot.py --x 1,2", "rule")
     a, b = parse_bots("search:rollouts=100:fast=true,cmd:./bot")
     assert a.params == (("rollouts", 100), ("fast", True)) and b.command == "./bot"
+    a, _ = parse_bots("search:time_limit=none:w=0.5:x=abc,rule")
+    assert a.params == (("time_limit", None), ("w", 0.5), ("x", "abc"))
     with pytest.raises(ValueError, match="exactly two"):
         parse_bots("random")
 

@@ -50,6 +50,8 @@ def _param(text: str) -> Any:
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
+    if low == "none":  # e.g. search:time_limit=none (no clock: reproducible)
+        return None
     for kind in (int, float):
         try:
             return kind(text)
