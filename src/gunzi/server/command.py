@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Annotated
 
@@ -62,6 +63,8 @@ def register(app: typer.Typer) -> None:
             allowed_origins=tuple(allowed_origin) if allowed_origin else None,
             sqlite_synchronous=sqlite_sync, log_json=log_json or None, log_level=log_level,
         )
+        if settings.gc_gen0 > 0:
+            gc.set_threshold(settings.gc_gen0, 20, 1000)
         uvicorn.run(
             create_app(settings), host=settings.host, port=settings.port,
             ws_max_size=settings.ws_max_size, ws_per_message_deflate=False,

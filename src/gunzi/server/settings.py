@@ -29,6 +29,10 @@ class Settings:
     # process crash (kill -9) only. See docs/server.md.
     sqlite_synchronous: str = "FULL"
     db_threads: int = 4  # worker threads for PostgreSQL; SQLite always uses one writer thread
+    # Python's cyclic GC: allocations between young collections. The default (700) makes
+    # the collector walk the hall's large, long-lived match state so often that its pauses
+    # set the p99 latency (docs/server.md, "Load benchmark"); 0 leaves Python's default.
+    gc_gen0: int = 50_000
 
     # Table pacing (seconds).
     bot_delay: float = 0.6  # before a bot (or 托管) move outside the drawing phase
