@@ -7,7 +7,6 @@ import asyncio
 import itertools
 import json
 import os
-import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from gunzi.cli import app as cli_app
@@ -27,13 +26,13 @@ from gunzi.server import db, ladder_db
 from gunzi.server.settings import Settings
 
 from .util import (
-    PG_URL,
     Player,
     ServerProc,
     cookie_guest,
     hall_settings,
     make_table,
-    pg_reachable,
+    pg_schema,
+    play_out,
 )
 
 
@@ -92,39 +91,8 @@ def test_the_same_result_applied_twice_changes_once(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 def test_the_same_result_applied_twice_changes_once_postgresql(tmp_path: Path) -> None:
-    if not pg_reachable():
-        pytest.skip("PostgreSQL at 127.0.0.1:5432 (database test) is not reachable")
-    schema = "gunzi_l_" + secrets.token_hex(4)
-    admin = create_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        _same_result_twice(hall_settings(tmp_path / "data",
-                                         database_url=f"{PG_URL}?options=-csearch_path%3D{schema}"))
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-def _play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
-    """Play seat 0 by hints until the table finishes; return every frame."""
-    frames: list[dict[str, Any]] = []
-    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
-        ws.send_json({"t": "hello"})
-        n = 0
-        while True:
-            f = ws.receive_json()
-            frames.append(f)
-            if f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0:
-                ws.send_json({"t": "hint"})
-            elif f["t"] == "hint" and f["action"] is not None:
-                n += 1
-                ws.send_json({"t": "act", "id": f"m{n}", "action": f["action"]})
-            elif f["t"] == "ack":
-                assert f["ok"], f
-            elif f["t"] == "table" and f["table"]["status"] == "finished":
-                return frames
+    with pg_schema("gunzi_l_") as (url, _, _):
+        _same_result_twice(hall_settings(tmp_path / "data", database_url=url))
 
 
 def test_quick_play_hand_is_rated_once_and_a_restart_changes_nothing(
@@ -135,7 +103,7 @@ def test_quick_play_hand_is_rated_once_and_a_restart_changes_nothing(
     t = client.post("/api/quickplay", json={"preset": "classic-1", "max_hands": 1},
                     headers=alice).json()
     assert [s["title"] for s in t["seats"]] == ["幼小班"] * 4
-    frames = _play_out(client, t["id"], alice)
+    frames = play_out(client, t["id"], alice)
     lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
     hand_end = next(e for e in lines if e["type"] == "hand_end")
     # classic-1 stopped after one hand: the game is scored where it stopped (Part C).

@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from typing import Any
 
 from fastapi.testclient import TestClient
 
 from gunzi.engine import records
 from gunzi.server.tables import CODE_ALPHABET
 
-from .util import cookie_guest, recv
+from .util import cookie_guest, play_out, recv
 
 
 def test_rules_health_metrics_and_static(client: TestClient) -> None:
@@ -141,7 +140,7 @@ def test_duplicate_table_keeps_the_first_play_secret_until_the_board_ends(
     t = client.post("/api/quickplay", json={"preset": "classic-1",
                                             "options": {"duplicate": 1}}, headers=alice).json()
     assert t["rules"]["duplicate"] == 1
-    frames = _play_out(client, t["id"], alice)
+    frames = play_out(client, t["id"], alice)
     ends = [e for f in frames if f["t"] == "events" for e in f["events"]
             if e["type"] == "hand_end"]
     assert [(e["board"], e["play"]) for e in ends] == [(1, 1), (1, 2)]
@@ -163,26 +162,6 @@ def test_duplicate_table_keeps_the_first_play_secret_until_the_board_ends(
     assert len(records.replay(lines).hands) == 2
 
 
-def _play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
-    """Play seat 0 by hints until the table finishes; return every frame."""
-    frames: list[dict[str, Any]] = []
-    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
-        ws.send_json({"t": "hello"})
-        n = 0
-        while True:
-            f = ws.receive_json()
-            frames.append(f)
-            if f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0:
-                ws.send_json({"t": "hint"})
-            elif f["t"] == "hint" and f["action"] is not None:
-                n += 1
-                ws.send_json({"t": "act", "id": f"m{n}", "action": f["action"]})
-            elif f["t"] == "ack":
-                assert f["ok"], f
-            elif f["t"] == "table" and f["table"]["status"] == "finished":
-                return frames
-
-
 def test_quickplay_and_record(client: TestClient) -> None:
     alice = cookie_guest(client)
     r = client.post("/api/quickplay", json={"preset": "classic-1", "max_hands": 2},
@@ -196,7 +175,7 @@ def test_quickplay_and_record(client: TestClient) -> None:
     assert len(mid) == 1 and json.loads(mid[0])["type"] == "header"
     hint = client.get(f"/api/tables/{t['id']}/hint", headers=alice)
     assert hint.status_code in (200, 409)
-    _play_out(client, t["id"], alice)
+    play_out(client, t["id"], alice)
     lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
     replay = records.replay(lines)
     assert len(replay.hands) == 2

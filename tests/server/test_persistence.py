@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from gunzi.engine import records
 from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.settings import Settings
 
-from .util import PG_URL, cookie_guest, hall_settings, pg_reachable, recv
+from .util import cookie_guest, hall_settings, pg_schema, recv
 
 
 def _play(ws: Any, decisions: int, prefix: str) -> dict[str, Any]:
@@ -134,14 +133,7 @@ def test_migrations_upgrade_is_idempotent_and_reversible(tmp_path: Path) -> None
 
 @pytest.mark.postgres
 def test_postgresql_backend(tmp_path: Path) -> None:
-    if not pg_reachable():
-        pytest.skip("PostgreSQL at 127.0.0.1:5432 (database test) is not reachable")
-    schema = "gunzi_t_" + secrets.token_hex(4)
-    admin = create_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    with pg_schema("gunzi_t_") as (url, schema, admin):
         settings = hall_settings(tmp_path / "data", database_url=url)
         assert not settings.is_sqlite
         _restart_round_trip(settings, "classic-1")
@@ -151,10 +143,6 @@ def test_postgresql_backend(tmp_path: Path) -> None:
                 f"SELECT data FROM \"{schema}\".events WHERE type='deal' LIMIT 1")).scalar()
         assert n and n > 50
         assert isinstance(seed, dict) and 0 <= seed["seed"] < 2**256
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def test_group_commit_isolates_a_failing_table(tmp_path: Path) -> None:

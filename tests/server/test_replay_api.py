@@ -10,8 +10,7 @@ from fastapi.testclient import TestClient
 from gunzi.engine import records
 from gunzi.review.timeline import MAX_RECORD_BYTES
 
-from .test_lobby import _play_out
-from .util import cookie_guest
+from .util import cookie_guest, play_out
 
 
 def _finished_table(client: TestClient, preset: str = "classic-1") -> tuple[str, dict[str, str]]:
@@ -22,7 +21,7 @@ def _finished_table(client: TestClient, preset: str = "classic-1") -> tuple[str,
     # Mid-hand the timeline has no hand: the hand in play stays secret.
     mid = client.get(f"/api/tables/{tid}/timeline")
     assert mid.status_code == 200 and mid.json()["hands"] == []
-    _play_out(client, tid, alice)
+    play_out(client, tid, alice)
     return tid, alice
 
 

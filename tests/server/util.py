@@ -8,17 +8,20 @@ import itertools
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
 from websockets.asyncio.client import ClientConnection, connect
 
 from gunzi.server.settings import Settings
@@ -81,6 +84,26 @@ def recv(ws: Any, want: str | tuple[str, ...], limit: int = 5000) -> dict[str, A
     raise AssertionError(f"no {want} frame")
 
 
+def play_out(client: TestClient, tid: str, cookie: dict[str, str]) -> list[dict[str, Any]]:
+    """Play seat 0 by hints until the table finishes; return every frame."""
+    frames: list[dict[str, Any]] = []
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
+        ws.send_json({"t": "hello"})
+        n = 0
+        while True:
+            f = ws.receive_json()
+            frames.append(f)
+            if f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0:
+                ws.send_json({"t": "hint"})
+            elif f["t"] == "hint" and f["action"] is not None:
+                n += 1
+                ws.send_json({"t": "act", "id": f"m{n}", "action": f["action"]})
+            elif f["t"] == "ack":
+                assert f["ok"], f
+            elif f["t"] == "table" and f["table"]["status"] == "finished":
+                return frames
+
+
 def pg_reachable() -> bool:
     try:
         with socket.create_connection(("127.0.0.1", 5432), timeout=1):
@@ -96,6 +119,28 @@ def pg_reachable() -> bool:
     except Exception:
         return False
     return True
+
+
+@contextlib.contextmanager
+def pg_schema(prefix: str) -> Iterator[tuple[str, str, Engine]]:
+    """A fresh schema on the PostgreSQL test server, dropped afterwards: yields the hall's
+    database URL (search_path set to it), the schema and an admin engine; skips when
+    the server is unreachable."""
+    import pytest
+    from sqlalchemy import create_engine, text
+
+    if not pg_reachable():
+        pytest.skip("PostgreSQL at 127.0.0.1:5432 (database test) is not reachable")
+    schema = prefix + secrets.token_hex(4)
+    admin = create_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}", schema, admin
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 # ----------------------------------------------------------------- real server
