@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from gunzi.engine import cards as C
 from gunzi.engine.gunzi_tricks import choose
+from gunzi.engine.actions import Kind
 from gunzi.engine.match import STATE_FIELDS, Match
 from gunzi.engine.rules import preset
 from gunzi.engine.stacking import stacked_deck
@@ -79,3 +80,29 @@ def test_stacked_deck_gives_each_seat_its_cards_in_draw_order() -> None:
     assert seat_cards[0][:2] == C.parse_many("BJ AS")
     assert seat_cards[2][:3] == C.parse_many("3H 3H 3H")
     assert deck[156:158] == C.parse_many("LJ LJ")
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["gunzi", "classic-2"]))
+def test_selection_options_equal_trying_each_card(seed: int, preset_name: str) -> None:
+    """The counted ``options`` agree with its definition: every card whose addition is completable."""
+    m = Match(preset(preset_name), random.Random(seed))
+    policy = random_policy(random.Random(seed + 1))
+    rng = random.Random(seed + 2)
+    checked = 0
+    while not m.over and checked < 3:
+        seat = m.to_act
+        assert seat is not None
+        legal = m.legal_actions(seat)
+        if legal.kind in (Kind.BURY, Kind.RETURN):
+            sel = legal.selection()
+            chosen: list[int] = []
+            while len(chosen) <= sel.count:
+                slow = [c for c in range(C.NUM_TYPES)
+                        if sel.hand[c] > chosen.count(c) and sel.completable([*chosen, c])]
+                assert sel.options(chosen) == slow
+                if not slow:
+                    break
+                chosen.append(rng.choice(slow))
+            checked += 1
+        m.apply(policy(m, seat))

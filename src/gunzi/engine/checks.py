@@ -218,6 +218,10 @@ def verify_play(m: Match, action: Action) -> None:
         if not m.trick:
             err = GT.lead_error(cards, hand)
         else:
+            memo = m.follows_memo
+            if memo is not None and memo[0] == len(m.events) and memo[1] == seat \
+                    and cards in memo[2]:
+                return  # one of the follows just listed for this very position
             err = GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)
         rule = "A7"
     else:

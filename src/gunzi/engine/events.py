@@ -10,15 +10,19 @@ hand is over (records, replays, reviews).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 NOBODY: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
+    """One accepted action's or automatic step's record; immutable.
+
+    A named tuple rather than a frozen dataclass: a hand appends about 340 of
+    them, and building a tuple costs a third of a frozen dataclass's
+    field-by-field ``__init__`` (measured in docs/performance.md).
+    """
+
     v: int  # 1-based sequence number in the match
     hand: int  # hand number the event belongs to
     type: str
@@ -33,7 +37,3 @@ class Event:
             return {"v": self.v, "type": self.type, **self.public}
         return {"v": self.v, "type": self.type, **self.public, **self.secret}
 
-
-def freeze(data: dict[str, Any] | None) -> Mapping[str, Any] | None:
-    """A read-only view of an event payload."""
-    return None if data is None else MappingProxyType(data)

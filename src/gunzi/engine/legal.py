@@ -62,14 +62,33 @@ class Selection:
         return all(per[i] <= self._caps[i] for i in range(3))
 
     def options(self, chosen: Sequence[Card]) -> list[Card]:
-        """Cards that may be added to ``chosen`` with a legal completion still possible."""
-        if len(chosen) >= self.count:
+        """Cards that may be added to ``chosen`` with a legal completion still possible.
+
+        Same answer as trying ``completable(chosen + [c])`` for every card, with the
+        counts of ``chosen`` taken once: random players and rollouts call this for
+        every card they bury.
+        """
+        if len(chosen) >= self.count or not self.completable(chosen):
             return []
-        base = list(chosen)
-        return [
-            c for c in range(NUM_TYPES)
-            if self.hand[c] > base.count(c) and self.completable([*base, c])
-        ]
+        hand = self.hand
+        used = [0] * NUM_TYPES
+        for c in chosen:
+            used[c] += 1
+        free = [c for c in range(NUM_TYPES) if hand[c] > used[c]]
+        room = self.count - len(chosen) - 1  # places left after adding one card
+        if self.kind is Kind.BURY:
+            if not self.match.rules.is_gunzi:
+                return free
+            # A6.3: a buried LJ needs every remaining BJ to fit in the kitty as well.
+            bj_left = hand[BJ] - used[BJ]
+            if used[LJ]:
+                return [c for c in free if bj_left - (c == BJ) <= room]
+            return [c for c in free if c != LJ or bj_left <= room]
+        per = [0, 0, 0]
+        for c in chosen:
+            per[self._tier(c)] += 1
+        caps = self._caps
+        return [c for c in free if per[self._tier(c)] < caps[self._tier(c)]]
 
     def action(self, chosen: Sequence[Card]) -> Action:
         return Action(self.kind, self.seat, tuple(sorted(chosen)))
@@ -118,14 +137,15 @@ class LegalActions:
         self.kind: Kind | None = None
         self._list: list[Action] | None = None
         self._plays: list[tuple[Card, ...]] | None = None  # 打滚子 plays, wrapped on demand
-        if match.current != seat or match.over:
+        if match.current != seat:  # None once the match is over
             self._list = []
             return
-        self.kind = _DECISION[match.phase.value]
+        self.kind = _DECISION[match.phase]  # a StrEnum: keyed by its text
         if self.kind is Kind.PLAY and match.rules.is_gunzi:
             hand = match.hands[seat]
             if match.trick:
                 plays = GT.legal_follows(match.trick[0][1], hand, match.order, match.live)
+                match.follows_memo = (len(match.events), seat, plays)
             else:
                 plays = GT.legal_leads(hand)
             self._plays = plays

@@ -30,7 +30,7 @@ from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
-from gunzi.engine.events import NOBODY, Event, freeze
+from gunzi.engine.events import NOBODY, Event
 from gunzi.engine.legal import LegalActions
 from gunzi.engine.order import TRUMP, Order, flip_rank_key, order_for
 from gunzi.engine.rules import Ruleset, preset
@@ -109,7 +109,7 @@ STATE_FIELDS = (
     "level", "levels", "live",
     "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
     "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
-    "trick", "trick_no", "tricks", "trump", "window",
+    "trick", "trick_no", "tricks", "trump", "window", "follows_memo",
 )
 
 
@@ -164,6 +164,11 @@ class Match:
 
     # ------------------------------------------------------------------ state
     def _reset_hand(self) -> None:
+        # (event count, seat, plays): the 打滚子 follows last listed by legal_actions, so
+        # verifying one of them is a lookup. Stale once another event is appended; hands
+        # change only through apply (a clone, whose hands a search may rearrange, starts
+        # without it).
+        self.follows_memo: tuple[int, int, list[tuple[Card, ...]]] | None = None
         self.seed: int | None = None
         self.deal_no = 0
         self.deck: list[Card] = []
@@ -213,6 +218,7 @@ class Match:
             if type(value) is list:  # one level deeper for the hands' count lists
                 value = [list(v) if type(v) is list else v for v in value]
             setattr(new, name, value)
+        new.follows_memo = None
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         new.hand_rng = random.Random()
@@ -245,7 +251,7 @@ class Match:
         private: bool = False,
     ) -> Event:
         ev = Event(len(self.events) + 1, self.hand_no, type_, MappingProxyType(public),
-                   freeze(secret), audience, private)
+                   None if secret is None else MappingProxyType(secret), audience, private)
         self.events.append(ev)
         return ev
 
@@ -384,18 +390,28 @@ class Match:
         """Draw until a seat must be asked (A4, [I-2]) or the bidding closes."""
         total = 4 * self.rules.hand_size
         every = self.rules.declare_asks == "every-draw"
+        # The hottest loop of a hand (156 cards in 打滚子): locals, and the event built inline.
+        events = self.events
+        hands = self.hands
+        deck = self.deck
+        level = self.level
+        can = self.can
         while self.pos < total:
             seat = self.next_drawer
-            card = self.deck[self.pos]
+            card = deck[self.pos]
             self.pos += 1
             self.next_drawer = (seat + 1) % 4
-            self.hands[seat][card] += 1
-            self._emit("draw", {"seat": seat, "n": self.pos}, {"card": NAMES[card]}, ONLY[seat])
+            hands[seat][card] += 1
+            events.append(Event(len(events) + 1, self.hand_no, "draw",
+                                MappingProxyType({"seat": seat, "n": self.pos}),
+                                MappingProxyType({"card": NAMES[card]}), ONLY[seat]))
             if self.bj_pending and card < LJ and self.decl is not None and self.decl[0] == seat:
                 self._set_trump(card // 13, "bj-next-card", [])
                 self.bj_pending = False
-            can = self.can
-            can[seat] = self._can_declare(seat)
+            # Drawing can only make a declaration possible, and only with a level card or
+            # a joker; a declaration recomputes every seat's flag.
+            if not can[seat] and (card >= LJ or card % 13 == level):
+                can[seat] = self._can_declare(seat)
             if every and (can[0] or can[1] or can[2] or can[3]):
                 self.asks = [(seat + i) % 4 for i in range(4)]
                 if self._next_ask():
