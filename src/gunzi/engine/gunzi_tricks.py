@@ -137,14 +137,17 @@ def legal_follows(
     n = len(lead)
     led = order.cls[lead[0]]
     members = order.class_cards[led]
+    if n == 1:  # the commonest lead: any card of the class, or any card at all
+        singles: list[tuple[Card, ...]] = [(c,) for c in members if hand[c]]
+        if not singles:
+            singles = [(c,) for c in range(NUM_TYPES) if hand[c]]
+        return singles
     mine = [(c, hand[c]) for c in members if hand[c]]
     held = sum(k for _, k in mine)
     if held < n:
         fixed = tuple(c for c, k in mine for _ in range(k))
         others = [(c, hand[c]) for c in range(NUM_TYPES) if hand[c] and order.cls[c] != led]
         return [tuple(sorted(fixed + rest)) for rest in choose(others, n - held)]
-    if n == 1:
-        return [(c,) for c, _ in mine]
     if live:
         return choose(mine, n)
     triples = [c for c, k in mine if k == 3]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from gunzi.engine import classic_tricks as CT
@@ -122,6 +123,16 @@ class Selection:
                     yield self.action(a + b + rest)
 
 
+@lru_cache(maxsize=1 << 16)
+def play_action(seat: int, cards: tuple[Card, ...]) -> Action:
+    """The (immutable) play action of ``seat`` with ``cards``, built once per pair.
+
+    Random players and rollouts ask for the same few thousand plays over and over;
+    building a frozen record costs more than the rest of choosing one.
+    """
+    return Action(Kind.PLAY, seat, cards)
+
+
 _DECISION = {
     "deal": Kind.DEAL, "draw": Kind.DECLARE, "tribute": Kind.TRIBUTE, "return": Kind.RETURN,
     "bury": Kind.BURY, "bury_jokers": Kind.BURY_JOKERS, "play": Kind.PLAY,
@@ -172,7 +183,7 @@ class LegalActions:
 
     def _listed(self) -> list[Action]:
         if self._plays is not None and not self._list:
-            self._list = [Action(Kind.PLAY, self.seat, p) for p in self._plays]
+            self._list = [play_action(self.seat, p) for p in self._plays]
         assert self._list is not None
         return self._list
 
@@ -200,7 +211,7 @@ class LegalActions:
     def sample(self, rng: random.Random) -> Action:
         """A random legal action (uniform over listed actions; a random build otherwise)."""
         if self._plays is not None:
-            return Action(Kind.PLAY, self.seat, rng.choice(self._plays))
+            return play_action(self.seat, rng.choice(self._plays))
         if self._list is not None:
             if not self._list:
                 raise IndexError(f"seat {self.seat} has no decision to make now")
