@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -398,6 +399,19 @@ def test_I_every_interpretation_is_a_named_option_with_the_rules_md_default(n):
     if other is not None:
         assert other in OPTIONS[option].values
         assert getattr(preset("gunzi", **{option: other}), option) == other
+
+
+def test_I_options_of_every_game_cover_I1_to_I19():
+    """RULES.md marks [I-1]..[I-19]; each is the clause of some option (cards, 步步为营, ladder)."""
+    from gunzi.ladder.titles import OPTIONS as L_OPTIONS
+    from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
+
+    clauses = " ".join(
+        o.clause for o in (*OPTIONS.values(), *Q_OPTIONS.values(), *L_OPTIONS.values())
+    )
+    marked = {int(n) for n in re.findall(r"\[I-(\d+)\]", clauses)}
+    assert marked == set(range(1, 20))
+    assert set(I_OPTIONS) == marked - {13, 14, 15}  # 13: ladder, 14 and 15: 步步为营
 
 
 def test_I12_classic_presets_exclude_joker_declarations():

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gunzi.engine import cards as C
-from gunzi.engine.gunzi_tricks import choose
 from gunzi.engine.actions import Kind
+from gunzi.engine.gunzi_tricks import choose
 from gunzi.engine.match import STATE_FIELDS, Match
 from gunzi.engine.rules import preset
 from gunzi.engine.stacking import stacked_deck
@@ -85,7 +85,8 @@ def test_stacked_deck_gives_each_seat_its_cards_in_draw_order() -> None:
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**32), st.sampled_from(["gunzi", "classic-2"]))
 def test_selection_options_equal_trying_each_card(seed: int, preset_name: str) -> None:
-    """The counted ``options`` agree with its definition: every card whose addition is completable."""
+    """The counted ``options`` agree with its definition: every card whose addition is
+    completable."""
     m = Match(preset(preset_name), random.Random(seed))
     policy = random_policy(random.Random(seed + 1))
     rng = random.Random(seed + 2)

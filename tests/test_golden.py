@@ -26,7 +26,29 @@ NAMES = sorted(EXPECTED)
 
 def test_every_golden_record_has_an_expectation() -> None:
     assert sorted(p.name for p in GOLDEN.glob("*.jsonl")) == NAMES
-    assert len(NAMES) == 3
+    assert len(NAMES) == 7
+
+
+def test_golden_records_cover_every_preset_and_the_rare_events() -> None:
+    """Together the golden hands hold each preset and the events random hands rarely give."""
+    presets: set[str] = set()
+    seen: set[str] = set()
+    for name in NAMES:
+        lines = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
+        presets.add(json.loads(lines[0])["rules"]["name"])
+        for line in lines[1:]:
+            event = json.loads(line)
+            seen.add(event["type"])
+            if event["type"] == "tribute":
+                seen.add("tribute:" + event["kind"])
+            if event["type"] == "play" and "attempted" in event:
+                seen.add("failed throw")
+            if event["type"] == "hand_end" and event["round_end"]:
+                seen.add("round end:" + event["round_end"])
+    assert presets == {"gunzi", "classic-1", "classic-2", "classic-3"}
+    assert {"tribute:normal", "tribute:reversed", "tribute_cancelled", "dry_pot",
+            "joker_announce", "bury_jokers", "failed throw",
+            "round end:three-bj-in-kitty"} <= seen
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ CASES: list[tuple[str, str, dict[str, Any], int, int]] = [
     ("classic-1", "classic-1", {}, 23, 100),  # a whole game, to passing A
     ("classic-2", "classic-2", {}, 24, 2),
     ("classic-3", "classic-3", {}, 25, 1),
+    ("gunzi-dry-pot-joker-announce", "gunzi", {}, 30, 3),  # dry_pot and joker_announce events
 ]
 CASE_IDS = [c[0] for c in CASES]
 
@@ -174,6 +176,39 @@ def test_documented_fields(case_id: str) -> None:
         assert p["seat"] in range(4) and p["cards"]
         assert all(isinstance(c, str) for c in p["cards"])
         C.parse_many(p["cards"])
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "records.md"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def documented_events() -> dict[str, set[str]]:
+    """Event type -> the names in backticks in its row of the docs' event table."""
+    table: dict[str, set[str]] = {}
+    for line in DOCS.read_text(encoding="utf-8").splitlines():
+        cells = line.split("|")
+        if len(cells) != 5 or not cells[1].strip().startswith("`"):
+            continue
+        words = set(re.findall(r"`([a-z_]+)`", cells[2]))
+        for kind in re.findall(r"`([a-z_]+)`", cells[1]):
+            table[kind] = words
+    return table
+
+
+def test_docs_event_table_lists_every_event_and_field() -> None:
+    table = documented_events()
+    texts = [_played(case_id)[1] for case_id in CASE_IDS]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(GOLDEN.glob("*.jsonl"))]
+    seen: set[str] = set()
+    for text in texts:
+        for event in events_of(text.splitlines()):
+            kind = event["type"]
+            seen.add(kind)
+            assert kind in table, f"event type {kind!r} is not in docs/records.md"
+            if kind != "hand_end":  # its fields are described below the table
+                extra = set(event) - {"v", "hand", "type"} - table[kind]
+                assert not extra, f"{kind}: fields {sorted(extra)} are not documented"
+    assert {"joker_announce", "dry_pot", "bury_jokers", "tribute", "return"} <= seen
 
 
 def test_gunzi_deal_has_162_cards() -> None:

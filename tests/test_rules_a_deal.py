@@ -906,7 +906,7 @@ DRY = [
 
 @pytest.mark.parametrize(("kitty", "dry_default", "dry_no_trump"), DRY)
 @pytest.mark.parametrize("option", ["no-trump-suit", "no-trump"])
-def test_A6_2_dry_pot(kitty, dry_default, dry_no_trump, option):
+def test_A6_2_I7_dry_pot_under_each_reading(kitty, dry_default, dry_no_trump, option):
     rules = preset("gunzi", declare_asks="end-only", dry_pot=option)
     m = later(("3H", None, None, None), kitty, rules=rules)
     bid(m, A.declare(0, [c("3H")]))

@@ -217,7 +217,7 @@ def spec_hand(rules: Ruleset, info: dict[str, Any]) -> dict[str, Any]:
             winner = dteam
         elif end_score >= 300:
             winner = ateam
-        elif bj == 3 and not dry:
+        elif bj == 3:  # A10 names no exception for a 干锅 kitty (docs/engine.md)
             if kou and score >= 120:
                 winner = ateam
             elif not kou and score < 120 and rules.three_bj_dealer_wins:
@@ -759,6 +759,27 @@ class TestRandomHands:
         base = spec_hand(preset("gunzi"), {**info, "tribute_n": 0})["hand_scores"]
         assert r["hand_scores"] == [base[0] + 4, base[1] - 4, base[2] + 4, base[3] - 4]
 
+    @pytest.mark.parametrize(("bj_holder", "kind", "given"), [(3, "reversed", 4),
+                                                               (1, "cancelled", 0)])
+    def test_A12_reversed_tribute_swaps_the_signs_and_cancelled_scores_nothing(
+        self, bj_holder: int, kind: str, given: int
+    ) -> None:
+        # Dealer 0 owes blood 4 from its 上家, seat 3. Three BJ with seat 3 reverse the tribute
+        # (the dealer's team gives 4 cards); three BJ with seat 1 (seat 3's partner) cancel it.
+        rules = preset("gunzi")
+        hands: list[list[int] | None] = [None] * 4
+        hands[bj_holder] = cs("BJ BJ BJ")
+        deck_ = stacked_deck(rules, 0, hands, None, random.Random(5))
+        m = Match(rules, random.Random(5), auto_deal=False, levels=(L3, L3), dealer=0, blood=4)
+        info, r = play_hand(m, quiet_pol(5), 5, deck_)
+        check_hand(m, info, r)
+        assert r["tribute"]["kind"] == kind and info["tribute_n"] == given
+        if given:
+            assert (r["tribute"]["from"], r["tribute"]["to"]) == (0, 3)
+        base = spec_hand(rules, {**info, "tribute_n": 0})["hand_scores"]
+        assert r["hand_scores"] == [base[0] - given, base[1] + given, base[2] - given,
+                                    base[3] + given]
+
     def test_A11_blood_becomes_next_hands_tribute(self) -> None:
         rules = preset("gunzi")
         m, _info, r = search(rules, lambda r: mid(r) and 1 <= r["blood_next"] <= 6
@@ -920,6 +941,7 @@ def dry_pot_three_bj(rules: Ruleset, want: Callable[[dict[str, Any]], bool]
         info = to_play(m, pol)
         assert m.dry_pot and m.trump == H
         r = finish(m, pol, info)
+        check_hand(m, info, r)
         assert r["kitty_jokers"]["BJ"] == 3 and r["dry_pot"]
         if want(r):
             return m, r

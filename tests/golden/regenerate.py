@@ -39,6 +39,12 @@ GOLDEN: dict[str, tuple[str, dict[str, Any], int, int]] = {
     "gunzi-seed11": ("gunzi", {}, 11, 2),
     "classic2-seed12": ("classic-2", {}, 12, 1),
     "gunzi-live-two-seed13": ("gunzi", {"follow": "live", "tribute_rule": "two"}, 13, 2),
+    # cancelled tribute, 干锅, a joker announcement, the round ends with three BJ in the kitty
+    "gunzi-seed179": ("gunzi", {}, 179, 4),
+    # reversed tribute, 干锅, joker announcements and burials by other seats
+    "gunzi-seed228": ("gunzi", {}, 228, 4),
+    "classic1-seed14": ("classic-1", {}, 14, 3),  # a failed throw
+    "classic3-seed15": ("classic-3", {}, 15, 1),  # failed throws, 'linear' kitty multiplier
 }
 
 
