@@ -248,7 +248,7 @@ def bad_actions(m: Match, seat: int, rng: random.Random) -> Iterator[tuple[Any, 
     for other in range(4):
         if other != seat:
             yield dataclasses.replace(good, seat=other), OutOfTurnError
-    yield dataclasses.replace(good, seat=7), OutOfTurnError
+    yield dataclasses.replace(good, seat=7), MalformedActionError  # no such seat
     # A decision of another phase.
     yield wrong_kind(m.phase, seat), OutOfTurnError
     yield A.deal(123), OutOfTurnError

@@ -22,7 +22,7 @@ SEED_LIMIT = 2**256
 
 
 def _show(cards: Sequence[Card]) -> str:
-    return " ".join(NAMES[c] for c in cards)
+    return " ".join(NAMES[c] for c in cards) or "no cards"
 
 
 def verify_deal(m: Match, action: Action) -> None:
@@ -96,7 +96,8 @@ def verify_tribute(m: Match, action: Action) -> None:
     n = m.tribute_n
     if len(cards) != n:
         raise IllegalActionError(
-            f"seat {seat} must give {n} tribute card(s), not {len(cards)}", "A5")
+            f"seat {seat} tributes {_show(cards)}: must give {n} tribute card(s), not "
+            f"{len(cards)}", "A5")
     err = GT.held_error(cards, m.hands[seat])
     if err:
         raise IllegalActionError(f"seat {seat} tributes {_show(cards)} but {err}", "A5")
@@ -105,15 +106,16 @@ def verify_tribute(m: Match, action: Action) -> None:
     for c in forced:
         if c not in rest:
             raise IllegalActionError(
-                f"seat {seat} must give its {n} biggest non-point cards, including "
-                f"{_show(forced)}", "A5")
+                f"seat {seat} tributes {_show(cards)}: must give its {n} biggest non-point "
+                f"cards, including {_show(forced)}", "A5")
         rest.remove(c)
     pool = list(tied)
     for c in rest:
         if c not in pool:
             raise IllegalActionError(
-                f"seat {seat} must give its {n} biggest non-point cards: {NAMES[c]} is not "
-                f"one of them (choose {k} of {_show(tied)} after {_show(forced)})", "A5")
+                f"seat {seat} tributes {_show(cards)}: must give its {n} biggest non-point "
+                f"cards: {NAMES[c]} is not one of them (choose {k} of {_show(tied)}"
+                + (f" after {_show(forced)})" if forced else ")"), "A5")
         pool.remove(c)
 
 def verify_return(m: Match, action: Action) -> None:
@@ -121,8 +123,9 @@ def verify_return(m: Match, action: Action) -> None:
     cards = action.cards
     n = m.tribute_n
     if len(cards) != n:
-        raise IllegalActionError(f"seat {seat} must return {n} card(s), not {len(cards)}",
-                                 "A5")
+        raise IllegalActionError(
+            f"seat {seat} returns {_show(cards)}: must return {n} card(s), not {len(cards)}",
+            "A5")
     err = GT.held_error(cards, m.hands[seat])
     if err:
         raise IllegalActionError(f"seat {seat} returns {_show(cards)} but {err}", "A5")
@@ -135,14 +138,15 @@ def verify_return(m: Match, action: Action) -> None:
             f"not point cards ({cap1} such card(s) here"
             + (f", then {cap2} other non-point card(s)" if cap2 else "")
             + (f", then {cap3} of any card(s)" if cap3 else "")
-            + ")", "A5 [I-6]")
+            + ")", "A5/I-6")
 
 def verify_bury(m: Match, action: Action) -> None:
     seat = action.seat
     cards = action.cards
     k = m.rules.kitty_size
     if len(cards) != k:
-        raise IllegalActionError(f"seat {seat} must bury {k} cards, not {len(cards)}", "A6.3")
+        raise IllegalActionError(
+            f"seat {seat} buries {_show(cards)}: must bury {k} cards, not {len(cards)}", "A6.3")
     err = GT.held_error(cards, m.hands[seat])
     if err:
         raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}", "A6.3")
@@ -150,8 +154,8 @@ def verify_bury(m: Match, action: Action) -> None:
         kept_bj = m.hands[seat][BJ] - cards.count(BJ)
         if kept_bj:
             raise IllegalActionError(
-                f"seat {seat} buries a LJ but keeps {kept_bj} BJ: a big joker must be "
-                "buried first (有大王必须先扣大王)", "A6.3")
+                f"seat {seat} buries {_show(cards)}: a LJ while keeping {kept_bj} BJ; a big "
+                "joker must be buried first (有大王必须先扣大王)", "A6.3")
 
 def verify_bury_jokers(m: Match, action: Action) -> None:
     seat = action.seat
@@ -165,8 +169,8 @@ def verify_bury_jokers(m: Match, action: Action) -> None:
         raise IllegalActionError(f"seat {seat} buries {_show(jokers)} but {err}", "A6.4")
     if LJ in jokers and m.hands[seat][BJ] - jokers.count(BJ) > 0:
         raise IllegalActionError(
-            f"seat {seat} buries a LJ but keeps a BJ: a big joker must be buried first",
-            "A6.4")
+            f"seat {seat} buries {_show(jokers)}: a LJ while keeping a BJ; a big joker must "
+            "be buried first", "A6.4")
     if m.pickup_jokers is not None:
         if tuple(sorted(jokers)) != m.pickup_jokers or not take:
             raise IllegalActionError(
@@ -181,14 +185,14 @@ def verify_bury_jokers(m: Match, action: Action) -> None:
     eligible = sorted(m.pickup_eligible(), key=m.pickup_key)
     if len(jokers) > len(eligible):
         raise IllegalActionError(
-            f"seat {seat} buries {len(jokers)} joker(s) but the kitty holds only "
-            f"{len(eligible)} card(s) that are neither point cards nor jokers", "A6.4")
+            f"seat {seat} buries {_show(jokers)}: the kitty holds only {len(eligible)} "
+            "card(s) that are neither point cards nor jokers to take back", "A6.4")
     if not take:
         return
     if len(take) != len(jokers):
         raise IllegalActionError(
-            f"seat {seat} buries {len(jokers)} joker(s) and must take back as many kitty "
-            f"cards, not {len(take)}", "A6.4")
+            f"seat {seat} buries {_show(jokers)} taking {_show(take)}: must take back as "
+            f"many kitty cards as jokers ({len(jokers)}), not {len(take)}", "A6.4")
     lowest = eligible[: len(jokers)]
     cut = m.pickup_key(lowest[-1])
     forced = [c for c in lowest if m.pickup_key(c) < cut]

@@ -15,16 +15,20 @@ class MalformedActionError(GunziError):
     """The action cannot be read: unknown type, unknown card text, wrong field types."""
 
 
-class OutOfTurnError(GunziError):
-    """The seat has nothing to decide now, or a different decision is pending."""
-
-
-class IllegalActionError(GunziError):
-    """Well-formed and in turn, but the rules forbid it. ``rule`` names the clause."""
+class _RuleError(GunziError):
+    """An error that names the clause of RULES.md it enforces (``rule``, e.g. ``A5/I-6``)."""
 
     def __init__(self, message: str, rule: str = "") -> None:
         super().__init__(f"{message} [{rule}]" if rule else message)
         self.rule = rule
+
+
+class OutOfTurnError(_RuleError):
+    """The seat has nothing to decide now, or a different decision is pending."""
+
+
+class IllegalActionError(_RuleError):
+    """Well-formed and in turn, but the rules forbid it."""
 
 
 class InvalidRulesError(GunziError):

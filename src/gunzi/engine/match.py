@@ -64,6 +64,11 @@ PHASE_KIND = {
 
 
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
+# The clause that says whose turn it is, for out-of-turn errors (classic play: Part B).
+PHASE_RULE = {
+    Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
+    Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
+}
 _VERIFY = {
     Kind.DEAL: checks.verify_deal,
     Kind.DECLARE: checks.verify_declare,
@@ -925,17 +930,29 @@ class Match:
                 raise MalformedActionError(
                     f"{action.kind.value}: {list(group)!r} holds something that is not a card "
                     "id 0..53")
+        seat = action.seat
+        if type(seat) is not int or not (seat == CHANCE if action.kind is Kind.DEAL
+                                         else 0 <= seat <= 3):
+            what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
+            raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
+        rule = PHASE_RULE[self.phase] if self.rules.is_gunzi or self.phase is not Phase.PLAY \
+            else "B"
         if self.phase is Phase.OVER:
-            raise OutOfTurnError(f"the match is over; {action} is not possible")
-        if action.kind not in PHASE_KIND[self.phase]:
+            raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
+        if action.kind not in PHASE_KIND[self.phase] or seat != self.current:
             expected = " or ".join(k.value for k in PHASE_KIND[self.phase])
+            if self.phase is Phase.DRAW and seat != self.current and seat != CHANCE:
+                # Who is being asked is private: in a first hand of 打滚子 only big-joker
+                # holders are asked, so naming the seat would tell who holds one.
+                raise OutOfTurnError(
+                    f"{action}: during the draw a seat acts only when asked whether to "
+                    f"declare (then: {expected}); seat {seat} is not being asked now", rule)
             who = "the dealer machine" if self.current == CHANCE else f"seat {self.current}"
-            raise OutOfTurnError(
-                f"{action}: the {self.phase.value} phase expects {expected} from {who}"
-            )
-        if action.seat != self.current:
-            who = "the dealer machine" if self.current == CHANCE else f"seat {self.current}"
-            raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}")
+            if action.kind not in PHASE_KIND[self.phase]:
+                raise OutOfTurnError(
+                    f"{action}: the {self.phase.value} phase expects {expected} from {who}",
+                    rule)
+            raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}", rule)
         _VERIFY[action.kind](self, action)
 
     def can_apply(self, action: Action) -> bool:

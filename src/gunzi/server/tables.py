@@ -464,9 +464,9 @@ class Table(SeatedTable):
             self._publish_table()
         try:
             await self._apply(action, "player", conn.user_id, cid)
-        except OutOfTurnError:
-            # The engine's message may name the seat being asked to declare: keep it generic.
-            return refuse("out_of_turn", "it is not your turn to make this decision")
+        except OutOfTurnError as exc:
+            # The engine never names the seat being asked to declare (tests/test_errors.py).
+            return refuse("out_of_turn", str(exc)[:300], exc.rule)
         except IllegalActionError as exc:
             return refuse("illegal", str(exc)[:500], exc.rule)
         except CommitError:
