@@ -93,6 +93,41 @@ def test_A1_unicode_and_chinese_forms_parse(text, expected):
     assert name(parse(text)) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("j♥", "JH"),
+        ("a♠", "AS"),
+        ("q♣", "QC"),
+        ("k♦", "KD"),
+        ("t♥", "10H"),
+        ("红桃j", "JH"),
+        ("黑桃a", "AS"),
+        ("方块q", "QD"),
+        ("10♥\ufe0f", "10H"),  # emoji presentation, as phones send it
+        ("a♠\ufe0f", "AS"),
+        ("K♣\ufe0e", "KC"),  # text presentation selector
+        (" j♥\ufe0f ", "JH"),
+    ],
+)
+def test_A1_unicode_and_chinese_forms_accept_lowercase_and_variation_selectors(text, expected):
+    assert name(parse(text)) == expected
+
+
+def test_A1_variation_selector_alone_is_not_a_card():
+    for text in ("\ufe0f", "♥\ufe0f", "10\ufe0f"):
+        with pytest.raises(MalformedActionError):
+            parse(text)
+
+
+def test_A1_malformed_card_message_names_every_accepted_form():
+    with pytest.raises(MalformedActionError) as err:
+        parse("ZZ")
+    message = str(err.value)
+    for form in ("10H", "T for 10", "BJ/LJ", "10♥", "红桃10", "大王/小王"):
+        assert form in message, form
+
+
 def test_A1_formats_record_unicode_and_chinese():
     assert [name(parse(t)) for t in ("TH", "AS", "BJ", "LJ")] == ["10H", "AS", "BJ", "LJ"]
     assert unicode(parse("10H")) == "10♥"

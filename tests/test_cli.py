@@ -1,17 +1,28 @@
-"""The `gunzi` command line (typer app): simulate, replay, rules, bench."""
+"""The `gunzi` command line (typer app): simulate, replay, rules, bench, demo."""
 
 from __future__ import annotations
 
 import json
+import os
+import random
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from gunzi.cli import app
+from gunzi.engine import cards as C
 from gunzi.engine import records
-from gunzi.engine.rules import OPTIONS, PRESETS
+from gunzi.engine.match import Match
+from gunzi.engine.rules import OPTIONS, PRESETS, preset
+from gunzi.ladder.titles import OPTIONS as L_OPTIONS
+from gunzi.ladder.titles import LadderRules
+from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
+from gunzi.quoridor.rules import PRESETS as Q_PRESETS
+from gunzi.quoridor.rules import preset as q_preset
 
 runner = CliRunner()
 TIMING = {"seconds", "hands_per_second"}
@@ -68,6 +79,55 @@ def test_simulate_text_output() -> None:
     result = invoke("simulate", "--rules", "classic-1", "--hands", "2", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert "mean_attackers_score" in result.output
+
+
+@pytest.mark.parametrize("rules", ["gunzi", "quoridor-2"])
+@pytest.mark.parametrize("hands", ["0", "-5"])
+def test_simulate_rejects_fewer_than_one_hand(rules: str, hands: str) -> None:
+    result = invoke("simulate", "--rules", rules, "--hands", hands, "--json")
+    assert result.exit_code == 2
+    text = flat(result.output)
+    assert "--hands" in text and "greater than or equal to 1" in text
+    assert "hands_per_second" not in text
+
+
+def _no_simulation(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("the simulation started although records cannot be written")
+
+
+@pytest.mark.parametrize("rules", ["gunzi", "quoridor-2"])
+def test_simulate_unwritable_records_fails_up_front(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
+    import gunzi.cli
+    import gunzi.quoridor.sim
+
+    monkeypatch.setattr(gunzi.cli, "run_simulate", _no_simulation)
+    monkeypatch.setattr(gunzi.quoridor.sim, "simulate", _no_simulation)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    for target in (blocker, blocker / "records"):
+        result = invoke("simulate", "--rules", rules, "--hands", "1", "--records", str(target),
+                        "--json")
+        assert result.exit_code == 2, result.output
+        assert isinstance(result.exception, SystemExit)  # a clean exit, no traceback
+        text = flat(result.output)
+        assert f"cannot write records to {target}" in text
+        assert "Traceback" not in text
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to a read-only directory")
+def test_simulate_read_only_records_dir_fails_up_front(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = invoke("simulate", "--hands", "1", "--records", str(locked), "--json")
+    finally:
+        locked.chmod(0o700)
+    assert result.exit_code == 2
+    assert "cannot write records" in flat(result.output)
+    assert not list(locked.iterdir())
 
 
 # ------------------------------------------------------------------------ records, replay
@@ -149,9 +209,90 @@ def test_replay_rejects_an_illegal_action(tmp_path: Path) -> None:
 
 
 def test_replay_missing_file(tmp_path: Path) -> None:
-    result = invoke("replay", str(tmp_path / "nothing.jsonl"), "--json")
-    assert result.exit_code != 0
-    assert "cannot read" in flat(result.output)
+    missing = tmp_path / "nothing.jsonl"
+    result = invoke("replay", str(missing), "--json")
+    assert result.exit_code == 2
+    out = json.loads(result.output)
+    assert out["ok"] is False and out["event"] is None
+    assert out["error"] == f"cannot read {missing}: No such file or directory"
+    text = invoke("replay", str(missing))
+    assert text.exit_code == 2
+    assert "cannot read" in flat(text.output)
+
+
+def test_replay_unreadable_files_print_json_errors(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    for path, error in ((binary, "not UTF-8 text"), (tmp_path, "Is a directory")):
+        result = invoke("replay", str(path), "--json")
+        assert result.exit_code == 2, result.output
+        out = json.loads(result.output)
+        assert out["ok"] is False and error in out["error"]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"type": "header"}\nnot json\n', encoding="utf-8")
+    result = invoke("replay", str(broken), "--json")
+    assert result.exit_code == 1
+    assert "line 2 is not JSON" in json.loads(result.output)["error"]
+
+
+def _table_rows(output: str) -> list[list[str]]:
+    """The cells of a rich table's one-line rows (the first cell is a number)."""
+    rows = []
+    for line in output.splitlines():
+        line = line.strip()
+        if not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line[1:-1].split("│")]
+        if cells[0].isdigit():
+            rows.append(cells)
+    return rows
+
+
+def test_replay_table_shows_levels_tribute_kind_and_scores(tmp_path: Path) -> None:
+    run_json("simulate", "--rules", "gunzi", "--hands", "12", "--seed", "3",
+             "--records", str(tmp_path), "--json")
+    kinds = set()
+    for path in sorted(tmp_path.glob("*.jsonl")):
+        hands = run_json("replay", str(path), "--json")["hands"]
+        result = runner.invoke(app, ["replay", str(path)], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "['" not in result.output  # no Python list reprs
+        rows = _table_rows(result.output)
+        assert len(rows) == len(hands)
+        for row, hand in zip(rows, hands, strict=True):
+            number, _, _, _, levels, next_dealer, tribute, scores = row
+            assert int(number) == hand["hand"]
+            assert levels == (f"{'/'.join(hand['levels_before'])} → "
+                              f"{'/'.join(hand['levels_after'])}")
+            assert tribute.split()[0] == hand["tribute_kind"]
+            if hand["tribute_kind"] in ("normal", "reversed"):
+                assert tribute == f"{hand['tribute_kind']} {hand['tribute_count']}"
+            assert [int(x) for x in scores.split()] == hand["hand_scores"]
+            if hand["next_dealer"] is None:
+                assert next_dealer == f"round over: {hand['round_end']}"
+            kinds.add(hand["tribute_kind"])
+    assert {"none", "normal"} <= kinds
+
+
+def test_replay_classic_table_shows_throws_and_game_points(tmp_path: Path) -> None:
+    run_json("simulate", "--rules", "classic-1", "--hands", "40", "--seed", "3",
+             "--records", str(tmp_path), "--json")
+    path = tmp_path / "match-00001.jsonl"
+    hands = run_json("replay", str(path), "--json")["hands"]
+    last = hands[-1]
+    assert last["round_end"] == "passed-A"
+    assert "passed A" in last["levels_after"]
+    assert len(last["game_points"]) == 4
+    assert all("game_points" not in h for h in hands[:-1])
+    result = runner.invoke(app, ["replay", str(path)], env={"COLUMNS": "200"})
+    rows = _table_rows(result.output)
+    assert len(rows) == len(hands)
+    *_, kitty, _, next_dealer, throws, points = rows[-1]
+    assert kitty.startswith(last["kitty"])
+    assert next_dealer == "game over: passed-A"
+    assert [int(x) for x in throws.split()] == last["failed_throws"]
+    assert [int(x) for x in points.split()] == last["game_points"]
+    assert all(row[-1] == "" for row in rows[:-1])
 
 
 # ------------------------------------------------------------------------------ rules
@@ -165,12 +306,101 @@ def test_rules_json_lists_presets_and_options() -> None:
     for key, opt in out["options"].items():
         assert opt["values"] == list(OPTIONS[key].values)
         assert opt["clause"] and opt["doc"]
+        assert opt["presets"] == {name: preset(name).options()[key] for name in PRESETS}
+    assert out["options"]["kitty_multiplier"]["presets"] == {
+        "gunzi": "two", "classic-1": "doubling", "classic-2": "doubling", "classic-3": "linear"}
+    assert out["options"]["bj_suit_fallback"]["interpretation"] == "I-3"
+    assert out["options"]["follow"]["interpretation"] is None
 
 
-def test_rules_table() -> None:
-    result = invoke("rules")
-    assert result.exit_code == 0
-    assert "follow" in result.output and "classic-3" in flat(result.output)
+def test_rules_json_other_games() -> None:
+    out = run_json("rules", "--json")
+    quoridor = out["quoridor"]
+    assert set(quoridor["presets"]) == set(Q_PRESETS)
+    assert set(quoridor["options"]) == set(Q_OPTIONS)
+    assert quoridor["options"]["board_size"]["interpretation"] == "I-14"
+    assert quoridor["options"]["jumps"]["interpretation"] == "I-15"
+    assert quoridor["options"]["walls"]["presets"] == {"quoridor-2": 10, "quoridor-4": 5}
+    assert quoridor["options"]["max_turns"]["range"] == [0, 10000]  # not 10001 values
+    assert "values" not in quoridor["options"]["max_turns"]
+    nobel = out["ladder"]["options"]["nobel_threshold"]
+    assert nobel["interpretation"] == "I-13" and nobel["presets"] == {"default": 28800}
+    assert run_json("rules", "--game", "quoridor", "--json") == quoridor
+    assert run_json("rules", "--game", "ladder", "--json") == out["ladder"]
+    cards = run_json("rules", "--game", "cards", "--json")
+    assert cards == {"presets": out["presets"], "options": out["options"]}
+
+
+def test_rules_unknown_game_exits_2() -> None:
+    result = invoke("rules", "--game", "chess")
+    assert result.exit_code == 2
+    assert "cards, quoridor, ladder" in flat(result.output)
+
+
+def _rule_blocks(output: str, names: set[str]) -> dict[str, str]:
+    """Each option's row of the `gunzi rules` tables, flattened, keyed by the option name."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in output.splitlines():
+        first = re.match(r"^  (\w+) ", line)
+        if first and first.group(1) in names:
+            current = blocks.setdefault(first.group(1), [])
+        elif not line.strip() or set(line.strip()) <= {"─", "━"}:
+            current = []
+        current.append(line)
+    return {name: flat("\n".join(lines)) for name, lines in blocks.items()}
+
+
+def _catalogs() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(options, presets) of every game; the ladder's only 'preset' is its default."""
+    ladder_default = {key: getattr(LadderRules(), key) for key in L_OPTIONS}
+    return [
+        (OPTIONS, {name: preset(name).options() for name in PRESETS}),
+        (Q_OPTIONS, {name: q_preset(name).options() for name in Q_PRESETS}),
+        (L_OPTIONS, {"default": ladder_default}),
+    ]
+
+
+def test_rules_table_at_80_columns_shows_whole_names_clauses_values_and_presets() -> None:
+    result = runner.invoke(app, ["rules"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(cell_len(line) for line in result.output.splitlines()) <= 80
+    assert "…" not in result.output  # nothing truncated
+    assert "first = 打滚子 default" not in result.output
+    names = {key for options, _ in _catalogs() for key in options}
+    blocks = _rule_blocks(result.output, names)
+    assert set(blocks) == names
+    for options, presets in _catalogs():
+        for key, opt in options.items():
+            block = blocks[key]
+            assert block.startswith(key + " ")
+            assert opt.clause in block, key
+            if len(opt.values) <= 12:
+                shown = [str(v).lower() if isinstance(v, bool) else str(v) for v in opt.values]
+                assert "values: " + " | ".join(shown) in block, key
+            for name in presets:
+                assert name in block, (key, name)
+    assert "gunzi, classic-3: 3 · classic-1: 1 · classic-2: 2" in blocks["decks"]
+    assert ("gunzi: two · classic-1, classic-2: doubling · classic-3: linear"
+            in blocks["kitty_multiplier"])
+    assert "gunzi, classic-1, classic-2, classic-3: dead" in blocks["follow"]
+    assert "gunzi: true · classic-1, classic-2, classic-3: false" in blocks["permanent_twos"]
+    assert "A4.1 [I-3]" in blocks["bj_suit_fallback"]
+    assert "D [I-14]" in blocks["board_size"] and "values: 9 | 5 | 7 | 11" in blocks["board_size"]
+    assert "D [I-15]" in blocks["jumps"] and "quoridor-2, quoridor-4: false" in blocks["jumps"]
+    assert "values: any integer 0..10000" in blocks["max_turns"]
+    assert "C [I-13]" in blocks["nobel_threshold"]
+    assert "default: 28800" in blocks["nobel_threshold"]
+
+
+def test_rules_table_sections_and_game_filter() -> None:
+    text = flat(invoke("rules").output)
+    for heading in ("RULES.md Part A", "步步为营: RULES.md Part D", "The ladder: RULES.md Part C"):
+        assert heading in text, heading
+    assert text.index("Part A") < text.index("Part D") < text.index("Part C")
+    only = flat(invoke("rules", "--game", "quoridor").output)
+    assert "jumps" in only and "Part D" in only
+    assert "kitty_multiplier" not in only and "nobel_threshold" not in only
 
 
 @pytest.mark.parametrize("command", ["simulate", "demo"])
@@ -218,3 +448,85 @@ def test_demo_plays_a_hand() -> None:
     result = invoke("demo", "--seed", "2")
     assert result.exit_code == 0, result.output
     assert "attackers_score" in result.output
+
+
+def _demo_events(rules: str, seed: int, hand: int, **options: Any) -> list[dict[str, Any]]:
+    """The events of the hand `gunzi demo` prints (same seeds, same random players)."""
+    match = Match(preset(rules, **options), random.Random(seed))
+    players = random.Random(seed + 1)
+    while len(match.results) < hand:
+        seat = match.to_act
+        assert seat is not None
+        match.apply(match.legal_actions(seat).sample(players))
+    return [e.to_dict() for e in match.events if e.hand == hand]
+
+
+def _demo(*args: str) -> str:
+    result = runner.invoke(app, ["demo", *args], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_demo_shows_a_reversed_tribute() -> None:
+    events = _demo_events("gunzi", 59, 2)
+    tribute = next(e for e in events if e["type"] == "tribute")
+    assert tribute["kind"] == "reversed"  # the seed's premise
+    text = flat(_demo("--seed", "59", "--hand", "2"))
+    assert "hand 2 (seed 59)" in text
+    cards = " ".join(C.unicode(C.parse(c)) for c in tribute["cards"])
+    assert (f"Reversed tribute (seat {tribute['to']} holds three BJ): seat {tribute['seat']} "
+            f"gives {cards} to seat {tribute['to']}") in text
+    assert f"Return: seat {tribute['to']} gives" in text
+    assert '"tribute_kind": "reversed"' in text
+
+
+def test_demo_shows_a_cancelled_tribute() -> None:
+    events = _demo_events("gunzi", 77, 2)
+    cancelled = next(e for e in events if e["type"] == "tribute_cancelled")
+    text = flat(_demo("--seed", "77", "--hand", "2"))
+    assert (f"Tribute cancelled: seat {cancelled['giver']}'s partner holds three BJ, so no "
+            f"{cancelled['n']}-card tribute either way") in text
+    assert "Return:" not in text
+    assert '"tribute_kind": "cancelled"' in text
+
+
+def test_demo_shows_joker_announcement_and_burying() -> None:
+    events = _demo_events("gunzi", 35, 1)
+    announce = next(e for e in events if e["type"] == "joker_announce")
+    buried = [e for e in events if e["type"] == "bury_jokers" and e["cards"]]
+    assert buried
+    text = flat(_demo("--seed", "35"))
+    jokers = " ".join(announce["announced"])
+    assert f"Seat {announce['seat']} announces burying {jokers}; the kitty is shown" in text
+    for ev in buried:
+        took = " ".join(C.unicode(C.parse(c)) for c in ev["take"])
+        assert f"Seat {ev['seat']} buries {' '.join(ev['cards'])}, takes {took}" in text
+
+
+def test_demo_shows_failed_throws() -> None:
+    events = _demo_events("classic-2", 0, 1)
+    failed = [e for e in events if "attempted" in e]
+    assert failed
+    text = flat(_demo("--rules", "classic-2", "--seed", "0"))
+    for ev in failed:
+        tried = " ".join(C.unicode(C.parse(c)) for c in ev["attempted"])
+        played = " ".join(C.unicode(C.parse(c)) for c in ev["cards"])
+        assert f"✗ {tried} → {played}" in text  # in the trick table
+        assert (f"Failed throw, trick {ev['trick']}: seat {ev['seat']} tried {tried} and had "
+                f"to play {played}") in text
+
+
+def test_demo_shows_redeal_reason() -> None:
+    events = _demo_events("gunzi", 769, 1, bj_suit_fallback="redeal")
+    assert [e["reason"] for e in events if e["type"] == "redeal"] == [
+        "bj-declarer-drew-no-suited-card"]
+    text = flat(_demo("--seed", "769", "-o", "bj_suit_fallback=redeal"))
+    assert "Redeal: the BJ declarer drew no suited card after declaring [I-3]" in text
+    assert text.index("Deal 1:") < text.index("Redeal:") < text.index("Deal 2:")
+
+
+def test_demo_hand_out_of_range() -> None:
+    assert invoke("demo", "--hand", "0").exit_code == 2
+    result = invoke("demo", "--rules", "classic-1", "--seed", "3", "--hand", "500")
+    assert result.exit_code == 2
+    assert "the match ended after" in flat(result.output)

@@ -97,6 +97,26 @@ def test_whole_classic_game_replays_to_the_end() -> None:
     assert records.summary(result.hands[-1])["levels_after"].count("passed A") == 1
 
 
+def test_summary_names_levels_and_the_tribute_kind() -> None:
+    m, _ = _played("gunzi")
+    for result in m.results:
+        summary = records.summary(result)
+        assert summary["tribute_kind"] == result["tribute"]["kind"]
+        assert summary["tribute_kind"] in ("none", "normal", "reversed", "cancelled")
+        assert summary["tribute_count"] == result["tribute"]["n"]
+        assert summary["levels_before"] == [C.RANKS[x] for x in result["levels_before"]]
+        assert "game_points" not in summary
+    assert {records.summary(r)["tribute_kind"] for r in m.results} >= {"none", "normal"}
+
+
+def test_summary_of_a_classic_game_end_has_game_points() -> None:
+    m, _ = _played("classic-1")
+    *middle, last = [records.summary(r) for r in m.results]
+    assert last["round_end"] == "passed-A"
+    assert last["game_points"] == m.results[-1]["game_points"]
+    assert all("game_points" not in s and "tribute_kind" not in s for s in middle)
+
+
 def test_write_and_read_a_record_file(tmp_path: Path) -> None:
     m, text = _played("gunzi")
     path = tmp_path / "match.jsonl"

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
+from gunzi.engine.options import Option
 from gunzi.engine.rules import OPTIONS, PRESETS, Ruleset, preset, with_overrides
 from gunzi.engine.sim import bench as run_bench
 from gunzi.engine.sim import simulate as run_simulate
@@ -59,67 +64,136 @@ def _pretty(names: list[str]) -> str:
     return " ".join(out)
 
 
-@app.command()
-def demo(
-    rules: RulesOpt = "gunzi",
-    seed: Annotated[int, typer.Option(help="Seed of the simulated hand")] = 7,
-    option: OptionOpt = None,
-) -> None:
-    """Play one hand with random players and print it readably."""
-    ruleset = _rules(rules, option)
-    match = Match(ruleset, random.Random(seed))
-    players = random.Random(seed + 1)
-    while not match.results:
-        seat = match.to_act
-        assert seat is not None
-        match.apply(match.legal_actions(seat).sample(players))
-    hand_events = [e.to_dict() for e in match.events if e.hand == 1]
-    console.rule(f"[bold]{ruleset.name}[/bold] — hand 1 (seed {seed})")
+REDEAL_REASONS = {
+    "flip-all-jokers": "all four turned kitty cards are jokers [I-4]",
+    "kitty-all-jokers": "every kitty card drawn for the trump suit is a joker (A4.2)",
+    "bj-declarer-drew-no-suited-card": "the BJ declarer drew no suited card after declaring "
+                                       "[I-3]",
+}
+
+
+def _event_line(ev: dict[str, Any]) -> str | None:
+    """One readable line for an event of the demo hand; None for draws, passes and plays."""
+    t = ev["type"]
+    if t == "deal":
+        who = (f"first seat {ev['first_seat']}" if ev["dealer"] is None
+               else f"dealer seat {ev['dealer']}")
+        return (f"Deal {ev['deal_no']}: {who}, level {C.RANKS[ev['level']]}, tribute owed "
+                f"{ev['tribute']}, commitment {ev['commitment'][:16]}…")
+    if t == "redeal":
+        return f"[bold]Redeal[/bold]: {REDEAL_REASONS.get(ev['reason'], ev['reason'])}"
+    if t == "declare":
+        return f"Seat {ev['seat']} declares {_pretty(ev['cards'])} after {ev['n']} cards drawn"
+    if t == "trump":
+        if ev["suit"] is None:
+            return f"No trump suit: the kitty cards drawn were all jokers {_pretty(ev['cards'])}"
+        turned = f": {_pretty(ev['cards'])}" if ev["cards"] else ""
+        return f"Trump suit {ev['suit']} ({ev['how']}){turned}"
+    if t == "kitty_flip":
+        if ev["dealer"] is None:
+            return f"Kitty turned: {_pretty(ev['cards'])}, all jokers"
+        return f"Kitty turned: {_pretty(ev['cards'])} → dealer {ev['dealer']}"
+    if t == "tribute":
+        kind = ("[bold]Reversed tribute[/bold] (seat {to} holds three BJ)"
+                if ev["kind"] == "reversed" else "Tribute").format(to=ev["to"])
+        return f"{kind}: seat {ev['seat']} gives {_pretty(ev['cards'])} to seat {ev['to']}"
+    if t == "return":
+        return f"Return: seat {ev['seat']} gives {_pretty(ev['cards'])} to seat {ev['to']}"
+    if t == "tribute_cancelled":
+        return (f"[bold]Tribute cancelled[/bold]: seat {ev['giver']}'s partner holds three BJ, "
+                f"so no {ev['n']}-card tribute either way")
+    if t == "kitty_shown":
+        return f"Kitty shown ({ev['when']}): {_pretty(ev['cards'])}"
+    if t == "dry_pot":
+        return "干锅 (dry pot): the kitty stays as it is and no joker may be buried"
+    if t == "take_kitty":
+        return f"Seat {ev['seat']} takes the kitty"
+    if t == "bury":
+        return f"Seat {ev['seat']} buries {_pretty(ev['cards'])}"
+    if t == "joker_announce":
+        return (f"Seat {ev['seat']} announces burying {_pretty(ev['announced'])}; the kitty is "
+                f"shown {_pretty(ev['shown'])} and the seat picks which cards to take back")
+    if t == "bury_jokers":
+        if not ev["cards"]:
+            return (f"Seat {ev['seat']} would bury {_pretty(ev['announced'])}, but the kitty "
+                    "has no card to take back")
+        return f"Seat {ev['seat']} buries {_pretty(ev['cards'])}, takes {_pretty(ev['take'])}"
+    if t == "play_begins":
+        return f"Play: seat {ev['leader']} leads, trump {ev['trump']}, level {C.RANKS[ev['level']]}"
+    return None
+
+
+def _trick_table(events: list[dict[str, Any]]) -> Table:
+    """The tricks of a hand; a failed throw shows what was tried (✗) and what was played."""
     tricks = Table(title="Tricks", show_lines=False)
     for col in ("#", "leader", "seat 0", "seat 1", "seat 2", "seat 3", "winner", "points"):
         tricks.add_column(col)
-    trick_plays: dict[int, str] = {}
-    for ev in hand_events:
-        t = ev["type"]
-        if t == "deal":
-            console.print(f"Deal {ev['deal_no']}: first seat {ev['first_seat']}, commitment "
-                          f"{ev['commitment'][:16]}…")
-        elif t == "declare":
-            console.print(f"Seat {ev['seat']} declares {_pretty(ev['cards'])} after "
-                          f"{ev['n']} cards drawn")
-        elif t == "trump":
-            console.print(f"Trump suit {ev['suit']} ({ev['how']}) {_pretty(ev['cards'])}")
-        elif t == "kitty_flip":
-            console.print(f"Kitty turned: {_pretty(ev['cards'])} → dealer {ev['dealer']}")
-        elif t in ("tribute", "return"):
-            console.print(f"Seat {ev['seat']} {t}s {_pretty(ev['cards'])} to seat {ev['to']}")
-        elif t == "kitty_shown":
-            console.print(f"Kitty shown ({ev['when']}): {_pretty(ev['cards'])}")
-        elif t == "dry_pot":
-            console.print("干锅: the kitty stays as it is")
-        elif t == "bury":
-            console.print(f"Seat {ev['seat']} buries {_pretty(ev['cards'])}")
-        elif t == "bury_jokers":
-            console.print(f"Seat {ev['seat']} buries {_pretty(ev['cards'])}, takes "
-                          f"{_pretty(ev['take'])}")
-        elif t == "play":
-            trick_plays[ev["seat"]] = _pretty(ev["cards"])
-            if len(trick_plays) == 1:
+    plays: dict[int, str] = {}
+    leader = 0
+    for ev in events:
+        if ev["type"] == "play":
+            if not plays:
                 leader = ev["seat"]
-        elif t == "trick":
-            tricks.add_row(str(ev["trick"]), str(leader),
-                           *(trick_plays.get(s, "") for s in range(4)),
+            cell = _pretty(ev["cards"])
+            if "attempted" in ev:
+                cell = f"✗ {_pretty(ev['attempted'])} → {cell}"
+            plays[ev["seat"]] = cell
+        elif ev["type"] == "trick":
+            tricks.add_row(str(ev["trick"]), str(leader), *(plays.get(s, "") for s in range(4)),
                            str(ev["winner"]), str(ev["points"]))
-            trick_plays = {}
-    console.print(tricks)
-    result = records.summary(match.results[0])
+            plays = {}
+    return tricks
+
+
+@app.command()
+def demo(
+    rules: RulesOpt = "gunzi",
+    seed: Annotated[int, typer.Option(help="Seed of the simulated match")] = 7,
+    hand: Annotated[int, typer.Option(min=1, help="Which hand of the match to print")] = 1,
+    option: OptionOpt = None,
+) -> None:
+    """Play a match with random players up to one hand and print that hand readably."""
+    ruleset = _rules(rules, option)
+    match = Match(ruleset, random.Random(seed))
+    players = random.Random(seed + 1)
+    while len(match.results) < hand and not match.over:
+        seat = match.to_act
+        assert seat is not None
+        match.apply(match.legal_actions(seat).sample(players))
+    if len(match.results) < hand:
+        console.print(f"[red]the match ended after {len(match.results)} hand(s)[/red]")
+        raise typer.Exit(2)
+    hand_events = [e.to_dict() for e in match.events if e.hand == hand]
+    console.rule(f"[bold]{ruleset.name}[/bold] — hand {hand} (seed {seed})")
+    for ev in hand_events:
+        line = _event_line(ev)
+        if line is not None:
+            console.print(line)
+    console.print(_trick_table(hand_events))
+    failed = [ev for ev in hand_events if "attempted" in ev]
+    for ev in failed:
+        console.print(f"Failed throw, trick {ev['trick']}: seat {ev['seat']} tried "
+                      f"{_pretty(ev['attempted'])} and had to play {_pretty(ev['cards'])}: "
+                      "−1 game point (Part C)")
+    result = records.summary(match.results[hand - 1])
     console.print_json(json.dumps(result, ensure_ascii=False))
+
+
+def _check_records_dir(path: Path) -> None:
+    """Fail before the first game, not after it, when records cannot be written to ``path``."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        console.print(f"[red]cannot write records to {path}: {exc.strerror or exc}[/red]")
+        raise typer.Exit(2) from None
 
 
 @app.command()
 def simulate(
     rules: RulesOpt = "gunzi",
-    hands: Annotated[int, typer.Option(help="Hands to play")] = 100,
+    hands: Annotated[int, typer.Option(min=1, help="Hands (games for 步步为营) to play")] = 100,
     seed: Annotated[int, typer.Option(help="Seed; same seed, same games")] = 0,
     records_dir: Annotated[
         Path | None, typer.Option("--records", help="Write one record per match here")
@@ -135,7 +209,6 @@ def simulate(
 
         def write_record(k: int, game: Any, names: list[str]) -> None:
             assert records_dir is not None
-            records_dir.mkdir(parents=True, exist_ok=True)
             (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
                 q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
 
@@ -144,10 +217,15 @@ def simulate(
         except GunziError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
+        if records_dir is not None:
+            _check_records_dir(records_dir)
         out = q_simulate(q_rules, hands, seed,
                          on_game=write_record if records_dir is not None else None)
     else:
-        out = run_simulate(_rules(rules, option), hands, seed, records_dir)
+        ruleset = _rules(rules, option)
+        if records_dir is not None:
+            _check_records_dir(records_dir)
+        out = run_simulate(ruleset, hands, seed, records_dir)
     if as_json:
         _emit_json(out)
     else:
@@ -158,7 +236,7 @@ def simulate(
 @app.command()
 def bench(
     rules: RulesOpt = "gunzi",
-    hands: Annotated[int, typer.Option(help="Hands to play")] = 300,
+    hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
     seed: Annotated[int, typer.Option()] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
@@ -177,54 +255,77 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Re-validate every action of a record and print each hand's outcome."""
-    if _replay_board(file, as_json):
-        return
+    from gunzi.quoridor import records as q_records
+
     try:
         with file.open(encoding="utf-8") as fh:
-            result = records.replay(records.read_lines(fh))
+            lines = list(records.read_lines(fh))
     except OSError as exc:
-        console.print(f"[red]cannot read {file}: {exc.strerror}[/red]")
-        raise typer.Exit(2) from None
+        _replay_failed(f"cannot read {file}: {exc.strerror or exc}", as_json, 2)
+    except UnicodeDecodeError:
+        _replay_failed(f"cannot read {file}: not UTF-8 text", as_json, 2)
+    except GunziError as exc:
+        _replay_failed(exc, as_json)
+    if lines and q_records.is_quoridor_header(lines[0]):
+        _replay_board(file, lines, as_json)
+        return
+    try:
+        result = records.replay(lines)
     except GunziError as exc:
         _replay_failed(exc, as_json)
     hands = [records.summary(h) for h in result.hands]
     if as_json:
         _emit_json({"ok": True, "rules": result.header["rules"]["name"], "hands": hands})
         return
-    table = Table(title=f"{file} — {len(hands)} hand(s), all actions legal")
-    for col in ("hand", "dealer", "score", "kitty", "levels", "next dealer", "tribute", "scores"):
+    console.print(_replay_table(f"{file} — {len(hands)} hand(s), all actions legal", hands,
+                                result.match.rules.is_gunzi))
+
+
+def _levels(before: list[str], after: list[str]) -> str:
+    """Team levels as people say them: ``3/3 → 4/3`` (team 0+2 first)."""
+    return f"{'/'.join(before)} → {'/'.join(after)}"
+
+
+def _replay_table(title: str, hands: list[dict[str, Any]], gunzi: bool) -> Table:
+    """One row per hand; 打滚子 shows tribute and A12 scores, classic the throws and points."""
+    table = Table(title=title)
+    extra = ("tribute", "hand scores") if gunzi else ("failed throws", "game points")
+    for col in ("hand", "dealer", "score", "kitty", "levels 0+2/1+3", "next dealer", *extra):
         table.add_column(col)
     for h in hands:
-        table.add_row(
-            str(h["hand"]), str(h["dealer"]), str(h["attackers_score"]), h["kitty"],
-            f"{h['levels_before']} → {h['levels_after']}", str(h["next_dealer"]),
-            str(h.get("tribute_count", "")), str(h.get("hand_scores", "")),
-        )
-    console.print(table)
+        kitty = h["kitty"]
+        if gunzi:
+            kind = h["tribute_kind"]
+            tribute = f"{kind} {h['tribute_count']}" if kind in ("normal", "reversed") else kind
+            cells = (tribute, " ".join(f"{s:+d}" for s in h["hand_scores"]))
+        else:
+            if h["kitty_multiplier"]:
+                kitty += f" ×{h['kitty_multiplier']}"
+            points = h.get("game_points")
+            cells = (" ".join(map(str, h["failed_throws"])),
+                     " ".join(f"{p:+d}" for p in points) if points else "")
+        next_dealer = (str(h["next_dealer"]) if h["next_dealer"] is not None
+                       else f"{'round' if gunzi else 'game'} over: {h['round_end']}")
+        table.add_row(str(h["hand"]), str(h["dealer"]), str(h["attackers_score"]), kitty,
+                      _levels(h["levels_before"], h["levels_after"]), next_dealer, *cells)
+    return table
 
 
-def _replay_failed(exc: GunziError, as_json: bool) -> NoReturn:
-    """Report a record that does not replay (which event, which rule) and exit 1."""
+def _replay_failed(exc: GunziError | str, as_json: bool, status: int = 1) -> NoReturn:
+    """Report a record that cannot be read (2) or does not replay (1: which event, which rule)."""
     if as_json:
         _emit_json({"ok": False, "error": str(exc),
                     "event": getattr(exc, "event_number", None),
                     "rule": getattr(exc, "rule", "")})
     else:
         console.print(f"[red]{exc}[/red]")
-    raise typer.Exit(1) from None
+    raise typer.Exit(status) from None
 
 
-def _replay_board(file: Path, as_json: bool) -> bool:
-    """Replay a 步步为营 record (see docs/quoridor.md); False if ``file`` is not one."""
+def _replay_board(file: Path, lines: list[dict[str, Any]], as_json: bool) -> None:
+    """Replay a 步步为营 record (see docs/quoridor.md)."""
     from gunzi.quoridor import records as q_records
 
-    try:
-        with file.open(encoding="utf-8") as fh:
-            lines = list(records.read_lines(fh))
-    except (OSError, GunziError):
-        return False  # the card replay below reports it
-    if not lines or not q_records.is_quoridor_header(lines[0]):
-        return False
     try:
         summary = q_records.replay(lines).summary()
     except GunziError as exc:
@@ -235,29 +336,117 @@ def _replay_board(file: Path, as_json: bool) -> bool:
         console.print(f"{file}: {summary['rules']}, {summary['turns']} turns, all actions legal")
         for key, value in summary.items():
             console.print(f"  {key}: {value}")
-    return True
+
+
+RULES_GAMES = ("cards", "quoridor", "ladder")
+
+
+def _value_text(value: Any) -> str:
+    """An option value as typed after ``-o option=``: booleans in lower case."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _int_range(values: tuple[Any, ...]) -> tuple[int, int] | None:
+    """(low, high) when the allowed values are a long run of integers, listed as a range."""
+    if len(values) > 12 and values == tuple(range(values[0], values[-1] + 1)):
+        return values[0], values[-1]
+    return None
+
+
+def _values_text(opt: dict[str, Any]) -> str:
+    if "range" in opt:
+        return "any integer {}..{}".format(*opt["range"])
+    return " | ".join(_value_text(v) for v in opt["values"])
+
+
+def _interpretation(opt: Option) -> str | None:
+    """The RULES.md interpretation an option implements ('I-3'), if any."""
+    found = re.search(r"\[(I-\d+)\]", opt.clause)
+    return found.group(1) if found else None
+
+
+def _catalog(options: dict[str, Option], presets: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A game's options as data: allowed values, clause, [I-n], meaning, each preset's value."""
+    out: dict[str, Any] = {}
+    for key, opt in options.items():
+        span = _int_range(opt.values)
+        out[key] = {**({"range": list(span)} if span else {"values": list(opt.values)}),
+                    "clause": opt.clause, "interpretation": _interpretation(opt),
+                    "doc": opt.doc,
+                    "presets": {name: values[key] for name, values in presets.items()}}
+    return out
+
+
+def _rules_data() -> dict[str, dict[str, Any]]:
+    """Every game's rule catalogue: cards (Parts A/B), 步步为营 (Part D), the ladder (Part C)."""
+    from gunzi.ladder.titles import OPTIONS as L_OPTIONS
+    from gunzi.ladder.titles import LadderRules
+    from gunzi.quoridor import rules as q_rules
+
+    card_presets = {name: preset(name).options() for name in PRESETS}
+    q_presets = {name: q_rules.preset(name).options() for name in q_rules.PRESETS}
+    ladder = {"default": {key: getattr(LadderRules(), key) for key in L_OPTIONS}}
+    return {
+        "cards": {"presets": card_presets, "options": _catalog(OPTIONS, card_presets)},
+        "quoridor": {"presets": q_presets, "options": _catalog(q_rules.OPTIONS, q_presets)},
+        "ladder": {"presets": ladder, "options": _catalog(L_OPTIONS, ladder)},
+    }
+
+
+RULES_SECTIONS = {
+    "cards": ("Card games: RULES.md Part A (preset gunzi) and Part B (classic-1/2/3, "
+              "1 to 3 decks). Set an option with -o option=value (simulate, demo, play)."),
+    "quoridor": ("步步为营: RULES.md Part D (presets quoridor-2, quoridor-4: 2 or 4 players). "
+                 "gunzi simulate --rules quoridor-2 -o jumps=true"),
+    "ladder": ("The ladder: RULES.md Part C (the hall's titles: gunzi ladder titles). "
+               "No presets: 'default' is the value the hall uses."),
+}
+
+
+def _presets_text(per_preset: dict[str, Any]) -> str:
+    """Each preset's value, presets with the same value together: ``gunzi, classic-3: 3``."""
+    groups: dict[str, list[str]] = {}
+    for name, value in per_preset.items():
+        groups.setdefault(_value_text(value), []).append(name)
+    return " · ".join(f"{', '.join(names)}: [bold]{value}[/bold]"
+                      for value, names in groups.items())
+
+
+def _rules_table(section: dict[str, Any]) -> Table:
+    """Option names never wrap (they are typed); the details column wraps instead."""
+    table = Table(box=box.SIMPLE_HEAD, leading=1)
+    table.add_column("option\nRULES.md", no_wrap=True)
+    table.add_column("meaning\nallowed values\neach preset's value", overflow="fold")
+    for key, opt in section["options"].items():
+        table.add_row(f"[bold cyan]{key}[/bold cyan]\n[yellow]{escape(opt['clause'])}[/yellow]",
+                      f"{escape(opt['doc'])}\nvalues: {_values_text(opt)}\n"
+                      f"{_presets_text(opt['presets'])}")
+    return table
 
 
 @app.command(name="rules")
 def rules_cmd(
+    game: Annotated[str | None, typer.Option(
+        "--game", "-g", help="Only one section: " + ", ".join(RULES_GAMES))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """List the rule presets and every option with its values and clause."""
-    data = {
-        "presets": {name: preset(name).options() for name in PRESETS},
-        "options": {k: {"values": list(o.values), "clause": o.clause, "doc": o.doc}
-                    for k, o in OPTIONS.items()},
-    }
+    """Every rule option: its RULES.md clause, meaning, allowed values and each preset's value.
+
+    Card games first, then 步步为营 and the ladder.
+    """
+    if game is not None and game not in RULES_GAMES:
+        console.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
+        raise typer.Exit(2)
+    data = _rules_data()
     if as_json:
-        _emit_json(data)
+        if game is not None:
+            _emit_json(data[game])
+        else:  # the card catalogue at the top level, as before; the other games beside it
+            _emit_json({**data["cards"], "quoridor": data["quoridor"], "ladder": data["ladder"]})
         return
-    table = Table(title="Rule options")
-    for col in ("option", "values (first = 打滚子 default)", "clause", "meaning"):
-        table.add_column(col)
-    for key, opt in OPTIONS.items():
-        table.add_row(key, " / ".join(map(str, opt.values)), opt.clause, opt.doc)
-    console.print(table)
-    console.print("Presets: " + ", ".join(PRESETS))
+    for name in RULES_GAMES if game is None else (game,):
+        console.print(f"[bold]{RULES_SECTIONS[name]}[/bold]")
+        console.print(_rules_table(data[name]))
 
 
 def _register_subsystems() -> None:

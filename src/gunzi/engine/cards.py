@@ -66,17 +66,23 @@ for _c in range(52):
 
 
 def parse(text: str) -> Card:
-    """Parse ``10H``, ``TH``, ``AS``, ``BJ``, ``LJ`` (case-insensitive), ``10♥`` or ``红桃10``."""
+    """Parse ``10H``, ``TH``, ``AS``, ``BJ``, ``LJ``, ``10♥``, ``红桃10`` or ``大王``.
+
+    Letters may be in either case in every form (``j♥``, ``红桃j``), and emoji variation
+    selectors that phones append to suit symbols (``10♥️``) are ignored. The record form
+    is looked up first, so parsing records costs one dict lookup per card.
+    """
     if not isinstance(text, str):
         raise MalformedActionError(f"a card must be a string like '10H', not {text!r}")
     key = text.strip().upper()
     card = _BY_NAME.get(key)
     if card is None:
-        card = _UNICODE_AND_CHINESE.get(text.strip())
+        card = _UNICODE_AND_CHINESE.get(key.translate(_NO_VARIATION_SELECTORS))
     if card is None:
         raise MalformedActionError(
-            f"malformed card {text!r}: expected rank 2-10/J/Q/K/A (T for 10) then suit S/H/C/D, "
-            "or BJ/LJ"
+            f"malformed card {text!r}: expected rank 2-10/J/Q/K/A (T for 10) then suit "
+            "S/H/C/D (10H, AS), or BJ/LJ; also a suit symbol ♠♥♣♦ after the rank (10♥), "
+            "or a Chinese suit 黑桃/红桃/梅花/方块 before it (红桃10), or 大王/小王"
         )
     return card
 
@@ -113,6 +119,8 @@ def chinese(card: Card) -> str:
     return SUIT_CHINESE[card // 13] + RANKS[card % 13]
 
 
+# Keys in upper case, as parse() looks them up; U+FE0E/U+FE0F select text/emoji glyphs.
+_NO_VARIATION_SELECTORS = {0xFE0E: None, 0xFE0F: None}
 _UNICODE_AND_CHINESE: dict[str, Card] = {}
 for _c in range(NUM_TYPES):
     _UNICODE_AND_CHINESE[unicode(_c)] = _c

@@ -215,7 +215,7 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
 
 
 def summary(hand: dict[str, Any]) -> dict[str, Any]:
-    """The per-hand figures `gunzi replay` prints."""
+    """The per-hand figures `gunzi replay` prints (docs/records.md, "Replaying")."""
     out = {
         "hand": hand["hand"],
         "dealer": hand["dealer"],
@@ -227,13 +227,17 @@ def summary(hand: dict[str, Any]) -> dict[str, Any]:
         "round_end": hand.get("round_end"),
     }
     if "tribute" in hand:
+        out["tribute_kind"] = hand["tribute"]["kind"]
         out["tribute_count"] = hand["tribute"]["n"]
         out["hand_scores"] = hand["hand_scores"]
     else:
         out["kitty_multiplier"] = hand["kitty_multiplier"]
         out["failed_throws"] = hand["failed_throws"]
+        if "game_points" in hand:
+            out["game_points"] = hand["game_points"]
     return out
 
 
 def _level(index: int) -> str:
+    """A level as people say it: the rank name ('3', '10', 'A'), or 'passed A' (classic)."""
     return C.RANKS[index] if index < 13 else "passed A"
