@@ -13,7 +13,7 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import preset
 from gunzi.engine.view import view
 from gunzi.tui.app import GunziApp, HandView
-from gunzi.tui.i18n import event_text
+from gunzi.tui.i18n import cards_plain, event_text, seat_name
 from gunzi.tui.session import Session, stacked_first_deck
 
 from .driver import (
@@ -58,11 +58,11 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
             await move_cursor_to(pilot, app, lj)
             await pilot.press("space")
             assert lj not in app.selected and len(app.selected) == 5
-            assert "big joker must be buried first" in app.status
+            assert "有大王必须先扣大王" in app.status
             # Enter with five cards: the engine's count error, nothing changes.
             events = len(m.events)
             await pilot.press("enter")
-            assert "must bury 6 cards, not 5" in app.status
+            assert "要扣 6 张底牌, 不是 5 张" in app.status
             assert len(m.events) == events and m.phase is Phase.BURY
             await move_cursor_to(pilot, app, side[5])
             await pilot.press("space")
@@ -78,17 +78,24 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
                 await move_cursor_to(pilot, app, app.cards.index(card))
                 await pilot.press("space")
             await pilot.press("enter")
-            assert "seat 0 leads LJ BJ" in app.status and "不合法" in app.status
+            # In Chinese, with cards as shown in the hand (the engine's text is English).
+            assert app.status.startswith("不合法: 首出 小王 大王: 首出必须是相同的牌")
+            assert "seat" not in app.status and "LJ" not in app.status
             assert (len(m.events), list(m.hands[0])) == before
             assert len(app.selected) == 2  # the selection is kept for correction
             app.save_screenshot(filename="gunzi-tui-play.svg", path=str(tmp_path))
             await pilot.press("escape")
             assert not app.selected
+            # After a trick, its cards stay on the table (dim) while the next one is played.
+            await hint_until(pilot, app, lambda: len(m.tricks) >= 1)
+            last = m.tricks[-1]
+            assert "上墩 " + cards_plain(last["plays"][0], "zh") in app.texts["table"]
+            assert f"上墩 {seat_name('zh', last['winner'])}赢" in app.texts["table"]
             # Play the hand out: hint, then Enter.
             await hint_until(pilot, app, lambda: summary_open(app))
             assert m.results and session.summary is not None
             summary = app.texts["summary"]
-            assert "第1局结束" in summary and "抓分方得分" in summary
+            assert "第1局结束" in summary and "抓分方 (对方) 得分" in summary
             assert str(m.results[0]["score"]) in summary
             text = screen_text(app)
             assert "第1局结束" in text
@@ -144,8 +151,9 @@ def test_not_your_turn_and_pass_errors(tmp_path: Path) -> None:
             await pilot.press("d", "enter")  # declare BJ: seat 0 buries next
             assert app.turn is not None and app.turn.kind is Kind.BURY
             events = len(m.events)
-            await pilot.press("p")  # a bury cannot be passed: the engine says why
-            assert "Illegal" in app.status and "expects bury" in app.status
+            await pilot.press("p")  # a bury cannot be passed
+            assert app.status == "You cannot pass here: you must bury cards"
+            assert app.status_error
             await pilot.press("d")  # nothing to cycle when burying
             assert "Nothing to cycle" in app.status
             assert len(m.events) == events
@@ -230,6 +238,7 @@ def test_quit_saves_and_resume_continues_at_the_same_point(tmp_path: Path) -> No
     async def first() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await hint_until(pilot, app, lambda: len(session.match.tricks) >= 5)
+            await pilot.press("c")  # the card counter on: kept in the record
             saved["prompt"] = app.texts["prompt"]
             saved["state"] = _snapshot(session)
             await pilot.press("q")
@@ -247,11 +256,13 @@ def test_quit_saves_and_resume_continues_at_the_same_point(tmp_path: Path) -> No
     resumed = Session.resume(record)
     assert resumed.seed == 2024 and resumed.bot_names == ["random"] * 3
     assert _snapshot(resumed) == saved["state"]
-    app2 = GunziApp(resumed, lang="en", delay=0)
+    app2 = GunziApp(resumed, delay=0)  # no language given: the saved one
 
     async def second() -> None:
         async with app2.run_test(size=SIZE) as pilot:
+            assert app2.lang == "en" and app2.query_one("#counter").display
             assert app2.texts["prompt"] == saved["prompt"]
+            assert app2.status == f"Resumed from {record} (hand 1)"
             await hint_until(pilot, app2, lambda: summary_open(app2))
             await pilot.press("q")
 
@@ -351,7 +362,7 @@ def test_tribute_by_keys(tmp_path: Path) -> None:
                 await move_cursor_to(pilot, app, index)
                 await pilot.press("space")
             await pilot.press("enter")
-            assert "must give its 2 biggest non-point cards" in app.status
+            assert "you must give your 2 biggest non-point cards, including" in app.status
             assert len(m.events) == events
             await pilot.press("escape", "d")
             choice = app.turn.choices()[0]
@@ -454,7 +465,7 @@ def test_bury_jokers_by_keys(tmp_path: Path) -> None:
             events = len(m.events)
             await move_cursor_to(pilot, app, app.cards.index(C.LJ))
             await pilot.press("space", "enter")
-            assert "a big joker must be buried first" in app.status
+            assert "a big joker must be buried before a little one" in app.status
             assert len(m.events) == events
             await pilot.press("escape", "d")
             choice = app.turn.choices()[0]
@@ -506,3 +517,136 @@ def test_bots_think_off_the_ui_thread(tmp_path: Path) -> None:
 
     run(body)
     assert len(threads) >= 12 and threading.main_thread().name not in threads
+
+
+def test_full_match_by_keys_ends_and_is_saved(tmp_path: Path) -> None:
+    """A whole match played by keys — h and Enter for every decision, Enter on each hand's
+    summary — ends with the result on screen; every hand was saved without pressing q."""
+    m = Match(preset("gunzi"), auto_deal=False, levels=(8, 8), dealer=0)  # both teams at 10
+    record = tmp_path / "match.jsonl"
+    session = Session(bots=["random"] * 3, seed=16, record_path=record, match=m)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            summaries = 0
+            while True:
+                await hint_until(pilot, app, lambda: summary_open(app))
+                summaries += 1
+                if session.over:
+                    break
+                assert "Enter to continue" in app.texts["summary"]
+                await pilot.press("enter")
+            assert summaries == len(m.results) == 2
+            summary = app.texts["summary"]
+            assert "Round over: they win (passed 10)" in summary
+            assert "The match is over · they won (passed 10)" in summary
+            assert f"Record saved: {record}" in summary
+            # Saved at the end of the match, before any q.
+            with record.open(encoding="utf-8") as fh:
+                rep = records.replay(records.read_lines(fh))
+            assert rep.match.over and len(rep.hands) == 2
+            head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
+            assert head["tui"]["unfinished"] is None
+            assert head["start"] == {"levels": [8, 8], "dealer": 0, "blood": 0}
+            await pilot.press("enter")  # close the last summary: the end screen stays
+            assert not summary_open(app)
+            assert app.texts["info"].startswith("Gunzi · Match over · 2 hands")
+            assert "\nThey won (passed 10) · Scores us -4 · them +4" in app.texts["info"]
+            assert app.texts["prompt"] == "The match is over: they won (passed 10) · q to quit"
+            assert "Match over" in screen_text(app).split("Log", 1)[1]  # newest log line
+            await pilot.press("h")
+            assert app.status == "You have no decision to make now"
+            await pilot.press("q")
+        assert app.return_value == record
+
+    run(body)
+
+
+def test_failed_throw_is_shown(tmp_path: Path) -> None:
+    """Classic: a throw that another seat can beat is cut to its smallest failing part, and
+    the status line says so (the table shows only what was played)."""
+    rules = preset("classic-1")
+    deck = stacked_first_deck(rules, 0, ["2H 3S 4S", "AS", None, None], kitty="5C 6C 7C 8C 9C JC")
+    session = Session(rules, bots=["random"] * 3, seed=2, record_path=tmp_path / "c.jsonl",
+                      first_deck=deck, first_seat=0)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            m = session.match
+            await pilot.press("d", "enter", "P")  # declare 2♥: seat 0 deals
+            assert app.turn is not None and app.turn.kind is Kind.BURY
+            keep = [C.parse("3S"), C.parse("4S")]
+            for index in app._display_order:
+                if len(app.selected) < 6 and app.cards[index] not in keep:
+                    await move_cursor_to(pilot, app, index)
+                    await pilot.press("space")
+            await pilot.press("enter")
+            assert app.turn is not None and app.turn.kind is Kind.PLAY and not m.trick
+            await pilot.press("escape")
+            for card in keep:
+                await move_cursor_to(pilot, app, app.cards.index(card))
+                await pilot.press("space")
+            await pilot.press("enter")
+            assert m.failed_throws[0] == 1
+            assert app.status == ("Failed throw by You: 3♠ 4♠ could not all be thrown; 3♠ "
+                                  "was played")
+            assert app.status_error
+            assert "Failed throw by You: 3♠ 4♠ → plays 3♠" in app.texts["log"]
+
+    run(body)
+
+
+def test_no_joker_no_question(tmp_path: Path) -> None:
+    """Every seat is asked whether to bury jokers; holding none, the player is not stopped
+    for it: the pass is made for them and the status line says why."""
+    rules = preset("gunzi")
+    m = Match(rules, auto_deal=False, levels=(1, 1), dealer=1)
+    deck = stacked_first_deck(rules, 1, [None, "BJ BJ BJ LJ LJ LJ", None, None])
+    session = Session(bots=["random"] * 3, seed=8, record_path=tmp_path / "j.jsonl", match=m,
+                      first_deck=deck)
+    app = GunziApp(session, lang="zh", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("P")  # no declaring asks this deal
+            assert m.phase is Phase.PLAY
+            assert session.jokerless_passes == 1
+            assert "你 不扣王" in app.texts["log"]
+            assert app.turn is not None and app.turn.kind is Kind.PLAY  # our turn to follow
+            assert app.status == "你没有王: 自动不扣王"
+
+    run(body)
+
+
+def test_quit_when_saving_fails(tmp_path: Path) -> None:
+    """A record that cannot be written: q says so and stays; a second q quits."""
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    session = dealer_session(tmp_path)
+    session.record_path = blocker / "game.jsonl"  # under a file: cannot be created
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("q")
+            assert app.is_running
+            assert app.status.startswith("Saving failed:")
+            assert app.status.endswith("press q again to quit without saving")
+            await pilot.press("q")
+        assert app.return_value is None
+
+    run(body)
+
+
+def test_suit_colours_are_distinct() -> None:
+    """Four suits and two jokers in six colours, given as RGB (a named ANSI red and magenta
+    become the same pink in Textual's default theme)."""
+    from rich.style import Style
+
+    from gunzi.tui.i18n import card_style
+
+    colours = {Style.parse(card_style(c)).color for c in (0, 13, 26, 39, C.LJ, C.BJ)}
+    assert len(colours) == 6
+    assert all(c is not None and c.triplet is not None for c in colours)

@@ -40,12 +40,12 @@ from gunzi.tui.i18n import (
     cards_text,
     event_text,
     seat_name,
+    seat_values,
     suit_symbol,
     t,
 )
+from gunzi.tui.messages import engine_error
 from gunzi.tui.session import HUMAN, Session, Turn
-
-LOG_LINES = 14
 
 
 def level_text(index: int, classic: bool) -> str:
@@ -54,11 +54,12 @@ def level_text(index: int, classic: bool) -> str:
     return C.RANKS[index]
 
 
-def describe(action: Action, lang: str) -> str:
-    """Short text of a decision, for prompts and the status line."""
+def describe(action: Action, lang: str, during: Kind | None = None) -> str:
+    """Short text of a decision, for prompts and the status line (``during``: the decision
+    a pass answers, declaring unless told)."""
     cards = cards_plain(action.cards, lang)
     if action.kind is Kind.PASS:
-        return t(lang, "opt.pass")
+        return t(lang, "opt.pass.bury_jokers" if during is Kind.BURY_JOKERS else "opt.pass")
     if action.kind is Kind.DECLARE:
         if action.suit >= 0:
             return t(lang, "opt.declare.suit", cards=cards, suit=suit_symbol(action.suit))
@@ -70,7 +71,16 @@ def describe(action: Action, lang: str) -> str:
         return t(lang, "opt.bury_jokers", cards=cards)
     if action.kind is Kind.TRIBUTE:
         return t(lang, "opt.tribute", cards=cards)
-    return f"{action.kind.value} {cards}"
+    return t(lang, f"opt.{action.kind.value}", cards=cards)
+
+
+def match_result(session: Session, lang: str) -> str:
+    """Who won the match's last round, and why ("" before any round ended)."""
+    for result in reversed(session.match.results):
+        if result.get("round_winner") is not None:
+            team = t(lang, "team.us" if result["round_winner"] == 0 else "team.them")
+            return t(lang, "result.won", team=team, why=t(lang, f"why.{result.get('round_end')}"))
+    return ""
 
 
 # ---------------------------------------------------------------------- hand
@@ -182,6 +192,36 @@ class HandView(Widget):
             self.post_message(self.Clicked(index))
 
 
+class LogView(Widget):
+    """The newest log lines that fit, measured when drawn (a size read earlier can be stale
+    while the card counter above it appears or goes)."""
+
+    DEFAULT_CSS = """
+    LogView { height: 1fr; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.title = ""
+        self.lines: list[Text] = []
+
+    def show(self, title: str, lines: list[Text]) -> None:
+        self.title = title
+        self.lines = lines
+        self.refresh()
+
+    def render(self) -> RenderableType:
+        room = max(0, self.size.height - 1)
+        shown = self.lines[-room:] if room else []
+        out = Text(self.title, style="bold underline")
+        for line in shown:
+            out.append("\n")
+            out.append_text(line)
+        out.no_wrap = True
+        out.overflow = "ellipsis"
+        return out
+
+
 # ------------------------------------------------------------------- screens
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
@@ -239,8 +279,10 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
     kou = result["kou"]
     mult = result.get("kitty_multiplier", 2 if kou else 0) if kou else 0
     kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) if kou else ""
+    attackers = t(lang, "team.them.obj" if result["dealer"] % 2 == 0 else "team.us.obj")
     out.append(Text(t(lang, "summary.score", score=result["score"], tp=result["trick_points"],
-                      kitty=kitty, kou=t(lang, "summary.kou" if kou else "summary.bao")),
+                      kitty=kitty, kou=t(lang, "summary.kou" if kou else "summary.bao"),
+                      team=attackers),
                     style="bold yellow"))
     line = Text(t(lang, "summary.kitty", cards=""))
     line.append_text(cards_text(result["kitty"], lang))
@@ -270,14 +312,18 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
     if result.get("blood_next"):
         out.append(Text(t(lang, "summary.tribute_next", n=result["blood_next"])))
     if "hand_scores" in result:
-        out.append(Text(t(lang, "summary.hand_scores", s=result["hand_scores"])))
-        out.append(Text(t(lang, "summary.scores", s=list(session.match.scores))))
+        out.append(Text(t(lang, "summary.hand_scores", s=seat_values(lang, result["hand_scores"]))))
+        out.append(Text(t(lang, "summary.scores", s=seat_values(lang, session.match.scores))))
     if any(result.get("failed_throws") or []):
-        out.append(Text(t(lang, "summary.failed", s=result["failed_throws"])))
+        out.append(Text(t(lang, "summary.failed",
+                          s=seat_values(lang, result["failed_throws"], signed=False))))
     if "game_points" in result:
-        out.append(Text(t(lang, "summary.game_points", s=result["game_points"])))
+        out.append(Text(t(lang, "summary.game_points", s=seat_values(lang, result["game_points"]))))
     if session.over:
-        out.append(Text(t(lang, "summary.over"), style="bold red"))
+        out.append(Text(t(lang, "summary.over") + " · " + match_result(session, lang),
+                        style="bold red"))
+        if session.record_path is not None and session.record_path.exists():
+            out.append(Text(t(lang, "summary.saved", path=session.record_path)))
         out.append(Text(t(lang, "summary.quit"), style="dim"))
     else:
         out.append(Text(t(lang, "summary.continue"), style="dim"))
@@ -295,13 +341,12 @@ class GunziApp(App[Path | None]):
     ]
     CSS = """
     Screen { layout: vertical; }
-    #info { height: 2; background: $boost; padding: 0 1; }
+    #info { height: auto; background: $boost; padding: 0 1; }
     #middle { height: 1fr; }
     #table { width: 1fr; padding: 0 1; }
     #side { width: 38%; max-width: 48; min-width: 34; border-left: solid $primary;
             padding: 0 1; }
     #counter { height: auto; margin-bottom: 1; }
-    #log { height: 1fr; }
     #prompt { height: auto; background: $panel; padding: 0 1; color: $text; text-style: bold; }
     #hand { padding: 0 1; border-top: solid $primary; }
     #status { height: 1; padding: 0 1; }
@@ -330,12 +375,15 @@ class GunziApp(App[Path | None]):
         "escape": "clear",
     }
 
-    def __init__(self, session: Session, *, lang: str = "zh", delay: float = 0.6) -> None:
+    def __init__(self, session: Session, *, lang: str | None = None, delay: float = 0.6) -> None:
         super().__init__()
         self.session = session
+        # A resumed match keeps the language and card counter it was saved with.
+        lang = lang or session.prefs.get("lang")
         self.lang = lang if lang in LANGS else "zh"
         self.delay = max(0.0, delay)
-        self.show_counter = False
+        self.show_counter = bool(session.prefs.get("counter", False))
+        session.prefs.update(lang=self.lang, counter=self.show_counter)
         self.cards: list[int] = []
         self.selected: set[int] = set()
         self.cursor = 0
@@ -351,6 +399,9 @@ class GunziApp(App[Path | None]):
         self._thinking = False  # a bot decision is being computed on a worker thread
         self._summary_open = False
         self._bot_errors_seen = 0
+        self._jokerless_seen = session.jokerless_passes
+        self._quit_unsaved = False  # q pressed once although saving failed
+        self._save_error = ""
         self.saved_to: Path | None = None
         self._mounted = False
 
@@ -361,7 +412,7 @@ class GunziApp(App[Path | None]):
             yield Static(id="table")
             with Vertical(id="side"):
                 yield Static(id="counter")
-                yield Static(id="log")
+                yield LogView(id="log")
         yield Static(id="prompt")
         yield HandView(id="hand")
         yield Static(id="status")
@@ -370,11 +421,14 @@ class GunziApp(App[Path | None]):
     def on_mount(self) -> None:
         self._mounted = True
         self.query_one("#counter").display = self.show_counter
-        for note in self.session.notes:
+        s = self.session
+        if s.resumed_from is not None:
+            self.set_status(t(self.lang, "status.resumed", path=s.resumed_from,
+                              n=s.match.hand_no))
+        for note in s.notes:
             if note.startswith("fallback:"):
                 self.set_status(t(self.lang, "status.bot_fallback", name=note.split(":", 1)[1]))
         self.pump()
-        self.call_after_refresh(self._draw_log)
 
     # -------------------------------------------------------------- flow
     def pump(self) -> None:
@@ -442,9 +496,17 @@ class GunziApp(App[Path | None]):
             self.cursor = min(self.cursor, max(0, len(self.cards) - 1))
         new = s.stream(self._seq)
         if new:
+            if self._seq or s.resumed_from is None:  # not a resumed match's history
+                self._note_failed_throws(new)
             self._seq = new[-1]["seq"]
             self.log_events.extend(new)
             self.log_events = self.log_events[-400:]
+        if s.save_error is not None:  # shown once: the next save tries again
+            self.set_status(t(self.lang, "status.save_failed", err=s.save_error), error=True)
+            s.save_error = None
+        if s.jokerless_passes > self._jokerless_seen:
+            self._jokerless_seen = s.jokerless_passes
+            self.set_status(t(self.lang, "status.no_jokers"))
         if len(s.bot_errors) > self._bot_errors_seen:
             seat, err = s.bot_errors[-1]
             self._bot_errors_seen = len(s.bot_errors)
@@ -462,6 +524,17 @@ class GunziApp(App[Path | None]):
         self.texts["keys"] = keys
         self.query_one("#keys", Static).update(Text(keys))
 
+    def _note_failed_throws(self, events: list[dict[str, Any]]) -> None:
+        """A failed throw (classic) changes what was played: say so in the status line, since
+        the table shows only the cards that were played."""
+        for ev in events:
+            if ev.get("type") == "play" and "attempted" in ev:
+                self.set_status(t(self.lang, "status.failed_throw",
+                                  seat=seat_name(self.lang, ev.get("seat")),
+                                  cards=cards_plain(ev["attempted"], self.lang),
+                                  played=cards_plain(ev["cards"], self.lang)),
+                                error=ev.get("seat") == HUMAN)
+
     def _set(self, widget_id: str, content: Text | RenderableType, plain: str) -> None:
         self.texts[widget_id] = plain
         self.query_one(f"#{widget_id}", Static).update(content)
@@ -471,9 +544,14 @@ class GunziApp(App[Path | None]):
         s = self.session
         classic = not s.rules.is_gunzi
         game = t(lang, "game.classic" if classic else "game.gunzi")
+        if s.rules.name != "gunzi":
+            game += f" ({s.rules.name})"
+        if s.over:
+            self._draw_final(game)
+            return
         levels = s.match.levels
         parts1 = [
-            f"{game} ({s.rules.name})",
+            game,
             t(lang, "round", n=v["round_no"]),
             t(lang, "hand", n=v["hand_no"]),
             t(lang, "levels", us=level_text(levels[0], classic),
@@ -496,7 +574,7 @@ class GunziApp(App[Path | None]):
         pts = v["points"]
         line2 = Text(t(lang, "points", us=pts[0], them=pts[1]), style="bold")
         if s.rules.is_gunzi:
-            line2.append(" · " + t(lang, "scores", s=v["scores"]))
+            line2.append(" · " + t(lang, "scores", s=seat_values(lang, v["scores"])))
         kitty = v["kitty"]
         line2.append(" · " + t(lang, "kitty", n=kitty["size"]) + " ")
         if kitty["cards"] and kitty["size"]:
@@ -517,15 +595,34 @@ class GunziApp(App[Path | None]):
         text = Text("\n").join([line1, line2])
         self._set("info", text, text.plain)
 
+    def _draw_final(self, game: str) -> None:
+        """The top bar once the match is over: the result, not a next hand that never comes."""
+        lang = self.lang
+        s = self.session
+        classic = not s.rules.is_gunzi
+        results = s.match.results
+        line1 = Text(" · ".join([game, t(lang, "over"), t(lang, "over.hands", n=len(results))]),
+                     style="bold")
+        if results:
+            after = results[-1]["levels_after"]
+            line1.append(" · " + t(lang, "over.final", us=level_text(after[0], classic),
+                                   them=level_text(after[1], classic)))
+        result = match_result(s, lang)
+        line2 = Text(result[:1].upper() + result[1:], style="bold green")
+        if s.rules.is_gunzi:
+            line2.append(" · " + t(lang, "scores", s=seat_values(lang, s.match.scores)))
+        text = Text("\n").join([line1, line2])
+        self._set("info", text, text.plain)
+
     def _draw_table(self, v: dict[str, Any]) -> None:
         lang = self.lang
         s = self.session
         m = s.match
         trick = v["trick"]
         plays = {p["seat"]: p["cards"] for p in trick["plays"]}
-        last = v["tricks"][-1] if v["tricks"] else None
+        last = v["tricks"][-1] if v["tricks"] and m.phase is Phase.PLAY else None
         last_plays: dict[int, list[str]] = {}
-        if last is not None and not plays and m.phase is Phase.PLAY:
+        if last is not None:
             for i, cards in enumerate(last["plays"]):
                 last_plays[(last["leader"] + i) % 4] = cards
         acting = m.to_act if m.phase is not Phase.DRAW or m.to_act == HUMAN else None
@@ -533,6 +630,8 @@ class GunziApp(App[Path | None]):
             acting = None
 
         def block(seat: int) -> Text:
+            """Name, cards left, the play in this trick, and (dim) the play in the last one:
+            bots may lead the next trick before the player has read the last."""
             out = Text(justify="center")
             if acting == seat:
                 out.append("▶ ", style="bold yellow")
@@ -540,31 +639,32 @@ class GunziApp(App[Path | None]):
             if seat != HUMAN:
                 out.append(f" ({s.bot_names[seat - 1]})", style="dim")
             if v["dealer"] == seat:
-                out.append(" 庄" if lang == "zh" else " D", style="bold red")
+                out.append(t(lang, "dealer.mark"), style="bold red")
             out.append("\n" + t(lang, "cards", n=v["hand_sizes"][seat]), style="dim")
             out.append("\n")
             if seat in plays:
                 out.append_text(cards_text(plays[seat], lang))
                 if trick["winning"] == seat:
                     out.append(" ★", style="bold yellow")
-            elif seat in last_plays:
-                played = cards_text(last_plays[seat], lang)
+            out.append("\n")
+            if seat in last_plays:
+                played = Text(t(lang, "trick.prev.cards"))
+                played.append_text(cards_text(last_plays[seat], lang))
+                if last is not None and last["winner"] == seat:
+                    played.append(" ★")
                 played.stylize("dim")
                 out.append_text(played)
-                if last is not None and last["winner"] == seat:
-                    out.append(" ★", style="dim yellow")
             return out
 
         centre = Text(justify="center")
         if m.phase is Phase.PLAY and trick["plays"]:
             centre.append(t(lang, "trick.no", n=trick["number"]) + "\n", style="bold")
             centre.append(t(lang, "trick.leader", seat=seat_name(lang, trick["leader"])))
-        elif last is not None and m.phase is Phase.PLAY:
-            centre.append(t(lang, "trick.last", n=len(v["tricks"]),
-                            seat=seat_name(lang, last["winner"]), p=last["points"]),
-                          style="dim")
         elif m.phase is Phase.DRAW:
             centre.append(f"{v['drawn']}/{4 * s.rules.hand_size}", style="dim")
+        if last is not None:
+            centre.append("\n" + t(lang, "trick.prev", seat=seat_name(lang, last["winner"]),
+                                   p=last["points"]), style="dim")
         grid = Table.grid(expand=True)
         for _ in range(3):
             grid.add_column(ratio=1, justify="center")
@@ -609,23 +709,17 @@ class GunziApp(App[Path | None]):
             line = event_text(ev, self.lang)
             if line is not None:
                 lines.append(line)
-        height = self.query_one("#log", Static).size.height
-        room = height - 1 if height > 1 else LOG_LINES
-        shown = lines[-room:]
-        out = Text(t(self.lang, "log.title") + "\n", style="bold underline", no_wrap=True,
-                   overflow="ellipsis")
-        out.append_text(Text("\n").join(shown))
-        self._set("log", out, out.plain)
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self._draw_log)
+        title = t(self.lang, "log.title")
+        self.query_one("#log", LogView).show(title, lines)
+        self.texts["log"] = "\n".join([title, *(line.plain for line in lines)])
 
     def _prompt_text(self) -> str:
         lang = self.lang
         s = self.session
         m = s.match
         if s.over:
-            return t(lang, "prompt.over")
+            result = match_result(s, lang)
+            return t(lang, "prompt.over", result=f": {result}" if result else "")
         if s.summary is not None:
             return t(lang, "prompt.summary")
         turn = self.turn
@@ -734,7 +828,9 @@ class GunziApp(App[Path | None]):
             while len(fill) < sel.count and spare:
                 fill.append(spare.pop(0))
         err = self.session.check(sel.action(fill))
-        return err or t(self.lang, "status.no_cycle")
+        # The filled-up cards are not the player's choice: give only the reason.
+        return engine_error(err, self.lang, brief=True) if err else t(self.lang,
+                                                                       "status.no_cycle")
 
     def toggle(self, index: int) -> None:
         if not self._my_turn():
@@ -778,12 +874,17 @@ class GunziApp(App[Path | None]):
 
     def do(self, action: Action) -> bool:
         """Submit the human's action; on an illegal one show the engine's text, change nothing."""
+        during = self.turn.kind if self.turn is not None else None
         err = self.session.human(action)
         if err is not None:
-            self.set_status(t(self.lang, "status.illegal", err=err), error=True)
+            self.set_status(t(self.lang, "status.illegal", err=engine_error(err, self.lang)),
+                            error=True)
             return False
-        self.set_status(describe(action, self.lang) if action.kind is not Kind.PLAY
-                        else cards_plain(action.cards, self.lang))
+        if action.kind is Kind.PLAY:
+            self.set_status(t(self.lang, "status.played",
+                              cards=cards_plain(action.cards, self.lang)))
+        else:
+            self.set_status(describe(action, self.lang, during))
         self.pump()
         return True
 
@@ -893,6 +994,13 @@ class GunziApp(App[Path | None]):
     def action_pass(self) -> None:
         if not self._my_turn():
             return
+        turn = self.turn
+        assert turn is not None
+        if not any(a.kind is Kind.PASS for a in turn.options or []):
+            self.set_status(t(self.lang, "status.no_pass", verb=t(self.lang,
+                                                                  f"verb.{turn.kind.value}")),
+                            error=True)
+            return
         self.do(A.pass_(HUMAN))
 
     def action_autopass(self) -> None:
@@ -944,11 +1052,12 @@ class GunziApp(App[Path | None]):
         self.show_counter = not self.show_counter
         self.set_status(t(self.lang, "status.counter.on" if self.show_counter
                           else "status.counter.off"))
+        self.session.prefs["counter"] = self.show_counter
         self._draw_counter()
-        self.call_after_refresh(self._draw_log)
 
     def action_language(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"
+        self.session.prefs["lang"] = self.lang
         self.set_status(t(self.lang, "status.lang"))
         self.refresh_all()
 
@@ -961,6 +1070,7 @@ class GunziApp(App[Path | None]):
         try:
             path = self.session.save()
         except (OSError, GunziError) as exc:
+            self._save_error = str(exc)
             self.set_status(t(self.lang, "status.save_failed", err=exc), error=True)
             return None
         self.saved_to = path
@@ -971,8 +1081,14 @@ class GunziApp(App[Path | None]):
         self.save()
 
     def action_save_quit(self) -> None:
+        """Save and quit; if saving fails, say so and quit only on a second q."""
+        path = self.save()
+        if path is None and self.session.record_path is not None and not self._quit_unsaved:
+            self._quit_unsaved = True
+            self.set_status(t(self.lang, "status.quit_unsaved", err=self._save_error),
+                            error=True)
+            return
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        path = self.save()
         self.exit(path)

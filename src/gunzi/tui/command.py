@@ -38,7 +38,7 @@ def build_session(
                    record_path=record or default_record_path())
 
 
-def run_app(session: Session, *, lang: str, delay: float) -> Path | None:
+def run_app(session: Session, *, lang: str | None, delay: float) -> Path | None:
     """Run the Textual app until the player quits; return where the record was saved."""
     from gunzi.tui.app import GunziApp
 
@@ -96,7 +96,11 @@ def register(app: typer.Typer) -> None:
                               "Default rule (random if the rule bot is not installed)."),
         ] = None,
         seed: Annotated[int | None, typer.Option(help="Match seed (same seed, same deals)")] = None,
-        lang: Annotated[str, typer.Option("--lang", help="zh or en (l switches in game)")] = "zh",
+        lang: Annotated[
+            str | None,
+            typer.Option("--lang", help="zh or en (l switches in game); default zh, or the "
+                                        "language a resumed match was saved with"),
+        ] = None,
         delay: Annotated[
             float, typer.Option(help="Seconds between bot card plays (0 = instant)")
         ] = 0.6,
@@ -113,11 +117,11 @@ def register(app: typer.Typer) -> None:
         """Play 打滚子 (or classic 升级) in the terminal: you are seat 0, bots play 1-3.
 
         With ``--rules quoridor-2|quoridor-4``: 步步为营, bots ``random``/``rule``/``search``."""
-        if lang not in LANGS:
+        if lang is not None and lang not in LANGS:
             typer.echo(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}", err=True)
             raise typer.Exit(2)
         if rules.startswith("quoridor"):
-            play_board(rules, option, bots, seed, lang, delay, record)
+            play_board(rules, option, bots, seed, lang or "zh", delay, record)
             return
         try:
             session = build_session(rules=rules, option=option, bots=bots, seed=seed,

@@ -33,10 +33,16 @@ TEXT: dict[str, dict[str, str]] = {
         "tribute": "进贡 {n}张 {giver}→{to}",
         "tribute.reversed": "(反贡)",
         "cards": "{n}张",
+        "dealer.mark": " 庄",
+        "over": "比赛结束",
+        "over.hands": "共{n}局",
+        "over.final": "最终级别 我方 {us} · 对方 {them}",
+        "result.won": "{team}胜 ({why})",
         "trick.no": "第{n}墩",
         "trick.leader": "{seat}领出",
         "trick.winning": "{seat}最大",
-        "trick.last": "上一墩 (第{n}墩, {seat}赢 {p}分)",
+        "trick.prev": "上墩 {seat}赢 {p}分",
+        "trick.prev.cards": "上墩 ",
         "trick.none": "—",
         "counter.title": "记牌器 (外面还有几张)",
         "log.title": "记录",
@@ -52,9 +58,13 @@ TEXT: dict[str, dict[str, str]] = {
         "prompt.bury_jokers.opt": "扣王: {opt} · Enter 确认 · d 换 · p 不扣",
         "prompt.lead": "轮到你出牌 (首出): 选牌后 Enter · h 提示",
         "prompt.follow": "轮到你跟牌: 出 {n} 张 · 选牌后 Enter · h 提示",
-        "prompt.over": "比赛结束 · q 退出",
+        "prompt.over": "比赛结束{result} · q 退出",
         "prompt.summary": "本局结束 · Enter 继续",
         "opt.pass": "不亮",
+        "opt.pass.bury_jokers": "不扣王",
+        "opt.bury": "扣底 {cards}",
+        "opt.return": "还 {cards}",
+        "opt.play": "出 {cards}",
         "opt.declare": "亮 {cards}",
         "opt.declare.suit": "亮 {cards} 叫 {suit}",
         "opt.bury_jokers": "扣 {cards}",
@@ -79,11 +89,20 @@ TEXT: dict[str, dict[str, str]] = {
         "status.autopass.no": "现在不是发牌亮主阶段",
         "status.need_suit": "三张王亮主要叫花色: 按 d 选择",
         "status.cleared": "已清除选择",
+        "status.played": "你出了 {cards}",
+        "status.failed_throw": "{seat}甩牌失败: {cards} 甩不出, 改出 {played}",
+        "status.no_pass": "这一步不能不要: 请{verb}",
+        "status.no_jokers": "你没有王: 自动不扣王",
+        "status.quit_unsaved": "保存失败: {err} · 再按一次 q 不保存退出",
         "status.bot_fallback": "{name} 机器人不可用, 改用 random",
         "status.bot_error": "{seat} 的机器人出错 ({err}), 改为随机合法动作",
         "status.resumed": "已从 {path} 继续 (第{n}局)",
         "verb.declare": "亮主",
         "verb.bury_jokers": "扣王",
+        "verb.tribute": "进贡",
+        "verb.return": "还牌",
+        "verb.bury": "扣底",
+        "verb.play": "出牌",
         "keys": "←→ 移动 · 空格 选牌 · Enter 出/确认 · p 不要 · d 亮主/换方案 · h 提示 · "
                 "c 记牌器 · l English · ? 帮助 · q 保存退出",
         "help.title": "按键",
@@ -91,7 +110,7 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.title": "第{n}局结束",
         "summary.over": "比赛结束",
         "summary.dealer": "庄家 {seat} (打{r}, 主 {s})",
-        "summary.score": "抓分方得分 {score} (牌面 {tp}{kitty}) · {kou}",
+        "summary.score": "抓分方 ({team}) 得分 {score} (牌面 {tp}{kitty}) · {kou}",
         "summary.kitty_pts": " + 底牌 {kp}×{mult}",
         "summary.kou": "抠底",
         "summary.bao": "保底",
@@ -108,10 +127,13 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.round_end": "本轮结束: {team} 胜 ({why})",
         "summary.failed": "甩牌失败 {s}",
         "summary.game_points": "比赛积分 {s}",
+        "summary.saved": "记录已保存: {path}",
         "summary.continue": "Enter 继续 · q 保存退出",
         "summary.quit": "q 退出",
         "team.us": "我方",
         "team.them": "对方",
+        "team.us.obj": "我方",
+        "team.them.obj": "对方",
         "why.passed-10": "打过10",
         "why.passed-A": "打过A",
         "why.attackers-scored-0": "抓分方0分",
@@ -129,7 +151,9 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.kitty_shown": "亮底: {cards}",
         "ev.dry_pot": "干锅!",
         "ev.take_kitty": "{seat} 拿底牌 {cards}",
+        "ev.take_kitty.n": "{seat} 拿底牌 ({n}张)",
         "ev.bury": "{seat} 扣底 {cards}",
+        "ev.bury.n": "{seat} 扣底 {n}张",
         "ev.bury_jokers": "{seat} 扣王 {cards}, 换回 {take}",
         "ev.pass_jokers": "{seat} 不扣王",
         "ev.play_begins": "开始出牌, {seat}先出",
@@ -158,10 +182,18 @@ TEXT: dict[str, dict[str, str]] = {
         "tribute": "Tribute {n} {giver}→{to}",
         "tribute.reversed": "(reversed)",
         "cards": "{n} cards",
+        "cards.1": "1 card",
+        "dealer.mark": " D",
+        "over": "Match over",
+        "over.hands": "{n} hands",
+        "over.hands.1": "1 hand",
+        "over.final": "Final levels us {us} · them {them}",
+        "result.won": "{team} won ({why})",
         "trick.no": "Trick {n}",
         "trick.leader": "{seat} led",
         "trick.winning": "{seat} winning",
-        "trick.last": "Last trick ({n}, won by {seat}, {p} pts)",
+        "trick.prev": "Last trick: {seat}, {p} pts",
+        "trick.prev.cards": "last ",
         "trick.none": "—",
         "counter.title": "Card counter (copies still out)",
         "log.title": "Log",
@@ -179,9 +211,13 @@ TEXT: dict[str, dict[str, str]] = {
         "prompt.bury_jokers.opt": "Bury jokers: {opt} · Enter: confirm · d: next · p: pass",
         "prompt.lead": "Your lead: select cards, Enter to play · h: hint",
         "prompt.follow": "Your turn: follow with {n} card(s), Enter to play · h: hint",
-        "prompt.over": "The match is over · q to quit",
+        "prompt.over": "The match is over{result} · q to quit",
         "prompt.summary": "Hand over · Enter to continue",
-        "opt.pass": "pass",
+        "opt.pass": "no declaration",
+        "opt.pass.bury_jokers": "no joker buried",
+        "opt.bury": "bury {cards}",
+        "opt.return": "return {cards}",
+        "opt.play": "play {cards}",
         "opt.declare": "declare {cards}",
         "opt.declare.suit": "declare {cards} naming {suit}",
         "opt.bury_jokers": "bury {cards}",
@@ -206,11 +242,21 @@ TEXT: dict[str, dict[str, str]] = {
         "status.autopass.no": "Not dealing now: nothing to stop",
         "status.need_suit": "Three jokers must name a suit: press d to choose",
         "status.cleared": "Selection cleared",
+        "status.played": "You played {cards}",
+        "status.failed_throw": "Failed throw by {seat}: {cards} could not all be thrown; "
+                               "{played} was played",
+        "status.no_pass": "You cannot pass here: you must {verb}",
+        "status.no_jokers": "You hold no joker: no joker buried",
+        "status.quit_unsaved": "Saving failed: {err} · press q again to quit without saving",
         "status.bot_fallback": "bot {name} is not available; using random",
         "status.bot_error": "the bot of {seat} failed ({err}); it played a random legal action",
         "status.resumed": "Resumed from {path} (hand {n})",
         "verb.declare": "declare",
         "verb.bury_jokers": "bury jokers",
+        "verb.tribute": "give the tribute",
+        "verb.return": "return cards",
+        "verb.bury": "bury cards",
+        "verb.play": "play cards",
         "keys": "←→ move · space select · Enter play · p pass · d declare/cycle · h hint · "
                 "c counter · l 中文 · ? help · q quit",
         "help.title": "Keys",
@@ -218,12 +264,12 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.title": "Hand {n} is over",
         "summary.over": "The match is over",
         "summary.dealer": "Dealer {seat} (playing {r}, trump {s})",
-        "summary.score": "Attackers' score {score} (tricks {tp}{kitty}) · {kou}",
+        "summary.score": "Attackers ({team}) scored {score} (tricks {tp}{kitty}) · {kou}",
         "summary.kitty_pts": " + kitty {kp}×{mult}",
-        "summary.kou": "attackers won the last trick (抠底)",
-        "summary.bao": "dealer team won the last trick (保底)",
+        "summary.kou": "the attackers won the last trick: kitty captured",
+        "summary.bao": "the dealer team won the last trick: kitty kept",
         "summary.kitty": "Kitty {cards}",
-        "summary.dry": "Dry pot (干锅): no exchange, jokers give no levels",
+        "summary.dry": "Dry pot: no kitty exchange, jokers give no levels",
         "summary.last_trick": "Last trick (won by {seat}):",
         "summary.levels": "Levels us {b0}→{a0} · them {b1}→{a1}",
         "summary.take": "The attackers take the deal",
@@ -235,10 +281,13 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.round_end": "Round over: {team} win ({why})",
         "summary.failed": "Failed throws {s}",
         "summary.game_points": "Game points {s}",
+        "summary.saved": "Record saved: {path}",
         "summary.continue": "Enter to continue · q to save and quit",
         "summary.quit": "q to quit",
         "team.us": "we",
         "team.them": "they",
+        "team.us.obj": "us",
+        "team.them.obj": "them",
         "why.passed-10": "passed 10",
         "why.passed-A": "passed A",
         "why.attackers-scored-0": "the attackers scored 0",
@@ -256,7 +305,9 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.kitty_shown": "Kitty shown: {cards}",
         "ev.dry_pot": "Dry pot!",
         "ev.take_kitty": "Kitty taken by {seat}: {cards}",
+        "ev.take_kitty.n": "Kitty taken by {seat} ({n} cards)",
         "ev.bury": "Buried by {seat}: {cards}",
+        "ev.bury.n": "{n} cards buried by {seat}",
         "ev.bury_jokers": "Jokers buried by {seat}: {cards}, took back {take}",
         "ev.pass_jokers": "No joker buried by {seat}",
         "ev.play_begins": "Play begins, lead: {seat}",
@@ -269,8 +320,10 @@ TEXT: dict[str, dict[str, str]] = {
 
 SEATS = {"zh": ("你", "下家", "对家", "上家"), "en": ("You", "East", "North", "West")}
 SUIT_NAMES = {"zh": C.SUIT_CHINESE, "en": ("spades", "hearts", "clubs", "diamonds")}
-SUIT_STYLES = ("bold white", "bold red", "bold green", "bold magenta")
-JOKER_STYLES = {C.BJ: "bold yellow", C.LJ: "bold cyan"}
+# A four-colour deck, in explicit RGB: Textual turns named ANSI colours into its theme's,
+# and its default theme gives red and magenta the same pink, so ♥ and ♦ looked alike.
+SUIT_STYLES = ("bold #e4e4e4", "bold #ff5f5f", "bold #5fd75f", "bold #5fafff")
+JOKER_STYLES = {C.BJ: "bold #ffd700", C.LJ: "bold #d787ff"}
 
 HELP = {
     "zh": [
@@ -307,9 +360,23 @@ HELP = {
 
 
 def t(lang: str, key: str, **kw: Any) -> str:
+    """The label ``key`` in ``lang``; with ``n=1``, its singular form ``key.1`` if there is one."""
     table = TEXT.get(lang, TEXT["zh"])
-    text = table.get(key) or TEXT["en"].get(key) or key
+    text = (table.get(f"{key}.1") if kw.get("n") == 1 else None) or table.get(key) \
+        or TEXT["en"].get(key) or key
     return text.format(**kw) if kw else text
+
+
+def seat_values(lang: str, values: Sequence[int], *, signed: bool = True) -> str:
+    """Per-seat numbers (scores, failed throws) as "我方 -3 · 对方 +3" when partners are
+    equal, else seat by seat."""
+    def num(v: int) -> str:
+        return f"{v:+d}" if signed and v else str(v)
+
+    if values[0] == values[2] and values[1] == values[3]:
+        return (f"{t(lang, 'team.us.obj')} {num(values[0])} · "
+                f"{t(lang, 'team.them.obj')} {num(values[1])}")
+    return " · ".join(f"{seat_name(lang, s)} {num(v)}" for s, v in enumerate(values))
 
 
 def seat_name(lang: str, seat: int | None) -> str:
@@ -391,11 +458,10 @@ def event_text(ev: Mapping[str, Any], lang: str) -> Text | None:
         return Text(t(lang, "ev.kitty_shown", cards=cards()))
     if kind == "dry_pot":
         return Text(t(lang, "ev.dry_pot"), style="bold")
-    if kind == "take_kitty":
-        return Text(t(lang, "ev.take_kitty", seat=seat(), cards=cards()))
-    if kind == "bury":
-        shown = cards() or f"{ev.get('n')}"
-        return Text(t(lang, "ev.bury", seat=seat(), cards=shown))
+    if kind in ("take_kitty", "bury"):
+        if cards():
+            return Text(t(lang, f"ev.{kind}", seat=seat(), cards=cards()))
+        return Text(t(lang, f"ev.{kind}.n", seat=seat(), n=ev.get("n")))
     if kind == "bury_jokers":
         return Text(t(lang, "ev.bury_jokers", seat=seat(), cards=cards(), take=cards("take")))
     if kind == "pass" and "n" not in ev:

@@ -9,10 +9,11 @@ match seed, so a saved match can be continued exactly (docs/tui.md):
   checks it;
 * the header carries a side field ``"tui"`` with the terminal's own data:
   ``{"format": "gunzi-tui", "version": 1, "bots": [...], "unfinished": null |
-  {"hand": n, "actions": [action dicts]}}`` where ``actions`` are the decisions
-  of the hand in progress (its deal first), in the engine's action form
-  (:meth:`Action.to_dict`). Resuming replays the record with
-  :func:`records.replay` and then applies those actions, validated.
+  {"hand": n, "actions": [action dicts]}, "prefs": {...}}`` where ``actions`` are
+  the decisions of the hand in progress (its deal first), in the engine's action
+  form (:meth:`Action.to_dict`), and ``prefs`` the screen's settings (language,
+  card counter). Resuming replays the record with :func:`records.replay` and then
+  applies those actions, validated.
 
 Bots draw their randomness from a generator seeded by the match seed and the
 position in the event log, so a resumed match plays on exactly as it would
@@ -161,6 +162,10 @@ class Session:
         self.summary: dict[str, Any] | None = None  # result of a hand not yet acknowledged
         self.autopass_hand: int | None = None  # hand in which declaring asks are passed
         self.bot_errors: list[tuple[int, str]] = []
+        self.jokerless_passes = 0  # joker-burying asks passed for a human holding no joker
+        self.prefs: dict[str, Any] = {}  # the screen's settings, kept in the record
+        self.resumed_from: Path | None = None
+        self.save_error: str | None = None  # why the last automatic save failed
         self.hint_errors: list[str] = []
         self._first_deck = list(first_deck) if first_deck is not None else None
         self._first_seat = first_seat
@@ -230,8 +235,15 @@ class Session:
         return self._autopass()
 
     def _autopass(self) -> bool:
+        """The human's pass is automatic: declaring asks after ``P``, and the joker-burying
+        ask to a human holding no joker (the engine asks every seat, so that asking tells
+        nothing; the human has nothing to choose)."""
         m = self.match
-        return m.phase is Phase.DRAW and self.autopass_hand == m.hand_no
+        if m.phase is Phase.DRAW:
+            return self.autopass_hand == m.hand_no
+        hand = m.hands[HUMAN]
+        return (m.phase is Phase.BURY_JOKERS and m.pickup_jokers is None
+                and not hand[C.BJ] and not hand[C.LJ])
 
     def bot_to_play(self) -> bool:
         """A bot is about to play a card (the moves worth showing with a delay)."""
@@ -253,7 +265,11 @@ class Session:
                 if bot is not None:
                     bot.new_hand()
             if self.record_path is not None:
-                self.save()
+                try:
+                    self.save()
+                    self.save_error = None
+                except OSError as exc:  # a full disk must not end the game: the app says so
+                    self.save_error = str(exc)
         return ev
 
     def deal_action(self) -> Action:
@@ -273,6 +289,8 @@ class Session:
             return self._apply(self.deal_action())
         assert seat is not None
         if seat == HUMAN:
+            if m.phase is Phase.BURY_JOKERS:
+                self.jokerless_passes += 1
             return self._apply(A.pass_(HUMAN))
         return self._apply(self.bot_action())
 
@@ -360,6 +378,7 @@ class Session:
             "human": HUMAN,
             "bots": list(self.bot_names),
             "unfinished": unfinished,
+            "prefs": dict(self.prefs),
         }
 
     def record_text(self) -> str:
@@ -423,6 +442,9 @@ class Session:
                 raise RecordError(f"unfinished hand, action {number}: {exc}") from None
         # A hand finished while replaying the side field is summarised like any other.
         session.summary = None
+        prefs = tui.get("prefs")
+        session.prefs = dict(prefs) if isinstance(prefs, dict) else {}
+        session.resumed_from = source
         return session
 
 
