@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NoReturn
 
 from gunzi.engine import cards as C
 from gunzi.engine import checks, hand_end
@@ -37,6 +37,8 @@ from gunzi.engine.rules import Ruleset, preset
 
 ALL_SEATS = frozenset(range(4))
 ONLY = tuple(frozenset((s,)) for s in range(4))  # audience of one seat
+# The secret part of a draw event, one shared read-only mapping per card.
+DRAWN = tuple(MappingProxyType({"card": NAMES[c]}) for c in range(NUM_TYPES))
 SEED_BITS = 256
 
 
@@ -409,7 +411,7 @@ class Match:
             hands[seat][card] += 1
             events.append(Event(len(events) + 1, self.hand_no, "draw",
                                 MappingProxyType({"seat": seat, "n": self.pos}),
-                                MappingProxyType({"card": NAMES[card]}), ONLY[seat]))
+                                DRAWN[card], ONLY[seat]))
             if self.bj_pending and card < LJ and self.decl is not None and self.decl[0] == seat:
                 self._set_trump(card // 13, "bj-next-card", [])
                 self.bj_pending = False
@@ -921,7 +923,7 @@ class Match:
         """Raise the error :meth:`apply` would raise for ``action``; change nothing."""
         if not isinstance(action, Action):
             raise MalformedActionError(f"not an action: {action!r}")
-        for group in (action.cards, action.take):
+        for group in (action.cards, action.take) if action.take else (action.cards,):
             try:
                 bad = bool(group) and (min(group) < 0 or max(group) >= NUM_TYPES)
             except TypeError:
@@ -930,6 +932,12 @@ class Match:
                 raise MalformedActionError(
                     f"{action.kind.value}: {list(group)!r} holds something that is not a card "
                     "id 0..53")
+        if action.seat != self.current or action.kind not in PHASE_KIND[self.phase]:
+            self._refuse_turn(action)
+        _VERIFY[action.kind](self, action)
+
+    def _refuse_turn(self, action: Action) -> NoReturn:
+        """Raise the error for an action by the wrong seat or of the wrong kind."""
         seat = action.seat
         if type(seat) is not int or not (seat == CHANCE if action.kind is Kind.DEAL
                                          else 0 <= seat <= 3):
@@ -939,21 +947,18 @@ class Match:
             else "B"
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
-        if action.kind not in PHASE_KIND[self.phase] or seat != self.current:
-            expected = " or ".join(k.value for k in PHASE_KIND[self.phase])
-            if self.phase is Phase.DRAW and seat != self.current and seat != CHANCE:
-                # Who is being asked is private: in a first hand of 打滚子 only big-joker
-                # holders are asked, so naming the seat would tell who holds one.
-                raise OutOfTurnError(
-                    f"{action}: during the draw a seat acts only when asked whether to "
-                    f"declare (then: {expected}); seat {seat} is not being asked now", rule)
-            who = "the dealer machine" if self.current == CHANCE else f"seat {self.current}"
-            if action.kind not in PHASE_KIND[self.phase]:
-                raise OutOfTurnError(
-                    f"{action}: the {self.phase.value} phase expects {expected} from {who}",
-                    rule)
-            raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}", rule)
-        _VERIFY[action.kind](self, action)
+        expected = " or ".join(k.value for k in PHASE_KIND[self.phase])
+        if self.phase is Phase.DRAW and seat != self.current and seat != CHANCE:
+            # Who is being asked is private: in a first hand of 打滚子 only big-joker
+            # holders are asked, so naming the seat would tell who holds one.
+            raise OutOfTurnError(
+                f"{action}: during the draw a seat acts only when asked whether to "
+                f"declare (then: {expected}); seat {seat} is not being asked now", rule)
+        who = "the dealer machine" if self.current == CHANCE else f"seat {self.current}"
+        if action.kind not in PHASE_KIND[self.phase]:
+            raise OutOfTurnError(
+                f"{action}: the {self.phase.value} phase expects {expected} from {who}", rule)
+        raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}", rule)
 
     def can_apply(self, action: Action) -> bool:
         try:
