@@ -11,8 +11,9 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from gunzi.engine.rules import preset
-from gunzi.tui.app import GunziApp, SummaryScreen
+from gunzi.tui.app import GunziApp
 from gunzi.tui.session import Session, stacked_first_deck
+from gunzi.tui.widgets import SummaryScreen
 
 SIZE = (120, 40)
 

@@ -12,9 +12,10 @@ from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import preset
 from gunzi.engine.view import view
-from gunzi.tui.app import GunziApp, HandView
+from gunzi.tui.app import GunziApp
 from gunzi.tui.i18n import cards_plain, event_text, seat_name
 from gunzi.tui.session import Session, stacked_first_deck
+from gunzi.tui.widgets import HandView
 
 from .driver import (
     SIZE,
