@@ -45,15 +45,17 @@ def lead_error(cards: Sequence[Card], hand: Sequence[int]) -> str | None:
     return held_error(cards, hand)
 
 
+# _LEADS[c][k]: the leads k copies of card c allow (single, pair, triple), built once.
+_LEADS: tuple[tuple[tuple[tuple[Card, ...], ...], ...], ...] = tuple(
+    tuple(tuple((c,) * j for j in range(1, k + 1)) for k in range(4)) for c in range(NUM_TYPES)
+)
+
+
 def legal_leads(hand: Sequence[int]) -> list[tuple[Card, ...]]:
     out: list[tuple[Card, ...]] = []
     for c, k in enumerate(hand):
         if k:
-            out.append((c,))
-            if k > 1:
-                out.append((c, c))
-                if k > 2:
-                    out.append((c, c, c))
+            out += _LEADS[c][k]
     return out
 
 

@@ -142,6 +142,8 @@ _DECISION = {
 class LegalActions:
     """The legal actions of one seat now: iterate, test membership, sample, or build."""
 
+    __slots__ = ("_list", "_plays", "kind", "match", "seat")  # one per decision: keep it light
+
     def __init__(self, match: Match, seat: int) -> None:
         self.match = match
         self.seat = seat

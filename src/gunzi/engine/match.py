@@ -838,7 +838,8 @@ class Match:
     def _apply_play(self, action: Action) -> Event:
         seat = action.seat
         cards = action.cards
-        public: dict[str, Any] = {"seat": seat, "cards": C.names(cards), "trick": self.trick_no}
+        public: dict[str, Any] = {"seat": seat, "cards": [NAMES[c] for c in cards],
+                                  "trick": self.trick_no}
         if not self.trick and not self.rules.is_gunzi:
             shape = CT.decompose(cards, self.order)
             if len(shape.units) > 1:
@@ -871,7 +872,10 @@ class Match:
             assert self.lead_shape is not None
             idx = CT.trick_winner(self.lead_shape, plays, self.order)
         winner = self.trick[idx][0]
-        pts = sum(POINTS[c] for p in plays for c in p)
+        pts = 0
+        for p in plays:
+            for c in p:
+                pts += POINTS[c]
         self.points[team_of(winner)] += pts
         self.tricks.append(
             {"leader": self.trick[0][0], "plays": [list(p) for p in plays], "winner": winner,
