@@ -60,7 +60,8 @@ OPTIONS: dict[str, Option] = {
         Option("score_levels_before_cap", (True, False), "A12 [I-16]",
                "Per-hand scores count the levels A8 awards before the cap at 10."),
         Option("takeover_dealer", ("next-seat",), "A9 [I-17]",
-               "Attackers take the deal: the old dealer's 下家 deals (classic follows A9)."),
+               "Attackers take the deal: the old dealer's 下家 deals; classic follows A9, "
+               "whose keep rule is keep_deal. One value: named so every record states it."),
         Option("joker_bury_order", ("after-dealer", "before-dealer"), "A6.4 [I-18]",
                "Others bury jokers starting from the dealer's 下家, or from its 上家 backwards."),
         Option("round_end_score", ("with-kitty", "tricks-only"), "A10 [I-19]",
