@@ -14,6 +14,7 @@ from gunzi.engine.gunzi_tricks import choose
 from gunzi.engine.match import STATE_FIELDS, Match
 from gunzi.engine.rules import preset
 from gunzi.engine.stacking import stacked_deck
+from gunzi.engine.view import stream, view
 from helpers import random_policy
 
 
@@ -69,6 +70,30 @@ def test_events_are_read_only() -> None:
         ev.public["dealer"] = 3  # type: ignore[index]
     with pytest.raises(AttributeError):
         ev.type = "x"  # type: ignore[misc]
+
+
+def test_nothing_handed_out_can_change_the_match_or_its_record() -> None:
+    """Events are frozen all the way down; views, streams and to_dict are fresh copies."""
+    m = Match(preset("gunzi"), random.Random(1))
+    policy = random_policy(random.Random(2))
+    last = None
+    while not m.results:
+        last = m.apply(policy(m, m.to_act or 0))
+    record = [e.to_dict() for e in m.events]
+    # The event apply returned: nested values are tuples and read-only maps.
+    play = next(e for e in reversed(m.events) if e.type == "play")
+    with pytest.raises(AttributeError):
+        play.public["cards"].append("BJ")  # type: ignore[attr-defined]
+    assert last is not None and last.type in ("trick", "play", "hand_end", "match_end", "draw")
+    # Copies handed out may be changed freely: the match does not see it.
+    v = view(m, None)
+    v["last_result"]["hand_scores"][0] = 999
+    v["last_result"]["score"] = -1
+    for d in stream(m, 2)[-5:]:
+        d.clear()
+    m.events[-1].to_dict().clear()
+    assert [e.to_dict() for e in m.events] == record
+    assert m.results[-1]["score"] != -1 and 999 not in m.results[-1]["hand_scores"]
 
 
 def test_stacked_deck_gives_each_seat_its_cards_in_draw_order() -> None:

@@ -16,6 +16,7 @@ from gunzi.engine import actions as A
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, name, names, parse, parse_many
 from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
+from gunzi.engine.events import thaw
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.order import TRUMP
 from gunzi.engine.rules import preset
@@ -74,7 +75,7 @@ def rejected(m: Match, action: Action, error: type[GunziError], rule: str | None
 
 
 def events(m: Match, type_: str) -> list[dict[str, Any]]:
-    return [dict(e.public) for e in m.events if e.type == type_]
+    return [thaw(e.public) for e in m.events if e.type == type_]
 
 
 def types_after(m: Match, type_: str) -> list[str]:
@@ -226,8 +227,8 @@ def test_A4_1_bj_grab_sets_dealer_and_next_suited_card_trump():
     assert m.to_act == 2 and drawn(m) == 3
     ev = m.apply(A.declare(2, [BJ]))
     assert ev.type == "declare"
-    assert ev.public["seat"] == 2 and ev.public["cards"] == ["BJ"]
-    assert ev.public["dealer"] == 2 and ev.public["suit"] is None
+    assert thaw(ev.public)["seat"] == 2 and thaw(ev.public)["cards"] == ["BJ"]
+    assert thaw(ev.public)["dealer"] == 2 and thaw(ev.public)["suit"] is None
     assert m.dealer == 2
     trumps = events(m, "trump")
     assert len(trumps) == 1
@@ -693,8 +694,8 @@ def test_A5_tribute_is_the_givers_n_biggest_non_point_cards():
     before0, before3 = list(m.hands[0]), list(m.hands[3])
     ev = m.apply(expected)
     assert ev.type == "tribute"
-    assert dict(ev.public) == {"seat": 3, "to": 0, "n": 7, "kind": "normal"}
-    assert sorted(ev.secret["cards"]) == sorted(["BJ", "LJ", "3S", "2H", "2S", "AH", "QS"])
+    assert thaw(ev.public) == {"seat": 3, "to": 0, "n": 7, "kind": "normal"}
+    assert sorted(thaw(ev.secret)["cards"]) == sorted(["BJ", "LJ", "3S", "2H", "2S", "AH", "QS"])
     assert ev.audience == frozenset({0, 3})
     for x in expected.cards:
         assert m.hands[3][x] == before3[x] - expected.cards.count(x)
@@ -741,8 +742,8 @@ def test_A5_return_is_n_non_point_side_cards_of_the_dealers_choice():
     rejected(m, A.return_(0, cs("4D 6D")), IllegalActionError, "A5")  # too few
     rejected(m, A.return_(3, cs("4D 6D 7D")), OutOfTurnError)
     ev = m.apply(A.return_(0, cs("4D 6D AD")))
-    assert dict(ev.public) == {"seat": 0, "to": 3, "n": 3}
-    assert dict(ev.secret) == {"cards": ["4D", "6D", "AD"]}
+    assert thaw(ev.public) == {"seat": 0, "to": 3, "n": 3}
+    assert thaw(ev.secret) == {"cards": ["4D", "6D", "AD"]}
     assert m.hands[3][c("AD")] >= 1
     # A5 happens before the kitty: the kitty is shown only now (A6.1), then taken.
     assert types_after(m, "return")[:2] == ["kitty_shown", "take_kitty"]
@@ -799,14 +800,14 @@ def test_A5_reversed_tribute_when_giver_holds_three_bj():
     assert list(m.legal_actions(0)) == [A.tribute(0, [LJ, LJ])]
     rejected(m, A.tribute(3, cs("BJ BJ")), OutOfTurnError)
     ev = m.apply(A.tribute(0, [LJ, LJ]))
-    assert dict(ev.public) == {"seat": 0, "to": 3, "n": 2, "kind": "reversed"}
+    assert thaw(ev.public) == {"seat": 0, "to": 3, "n": 2, "kind": "reversed"}
     assert m.hands[3][LJ] == 2 and m.hands[0][LJ] == 0
     # The giver returns non-point side cards.
     assert m.phase is Phase.RETURN and m.to_act == 3
     rejected(m, A.return_(3, [LJ, LJ]), IllegalActionError, "A5/I-6")
     rejected(m, A.return_(3, cs("BJ AD")), IllegalActionError, "A5/I-6")
     ev = m.apply(A.return_(3, cs("4S AD")))
-    assert dict(ev.public) == {"seat": 3, "to": 0, "n": 2}
+    assert thaw(ev.public) == {"seat": 3, "to": 0, "n": 2}
     assert m.hands[0][c("AD")] >= 1
     assert m.phase is Phase.BURY and m.to_act == 0
 
@@ -982,7 +983,7 @@ def test_A6_3_dealer_takes_the_kitty_and_buries_six():
     rejected(m, A.bury(0, cs("4H 6S 6C 9D 7S BJ")), IllegalActionError, "A6.3")  # not held
     rejected(m, A.bury(1, cs("4H 6S 6C 9D 7S 8S")), OutOfTurnError)
     ev = m.apply(A.bury(0, cs("4H 6S 6C 9D 7S 4D")))
-    assert dict(ev.public) == {"seat": 0, "n": 6}
+    assert thaw(ev.public) == {"seat": 0, "n": 6}
     assert ev.audience == frozenset({0})
     assert sorted(m.kitty) == sorted(cs("4H 6S 6C 9D 7S 4D"))
     assert m.hand_size(0) == 39
@@ -1075,7 +1076,7 @@ def test_A6_4_pickup_is_the_lowest_non_point_non_joker_same_rank_player_chooses(
     rejected(m, A.bury_jokers(1, [LJ], [BJ]), IllegalActionError, "A6.4")  # a joker
     rejected(m, A.bury_jokers(1, [LJ], cs("6S 6C")), IllegalActionError, "A6.4")  # too many
     ev = m.apply(A.bury_jokers(1, [LJ], [c("6C")]))
-    assert ev.public["cards"] == ["LJ"] and ev.public["take"] == ["6C"]
+    assert thaw(ev.public)["cards"] == ["LJ"] and thaw(ev.public)["take"] == ["6C"]
     assert m.hands[1][LJ] == 0 and m.hands[1][c("6C")] >= 1
     assert sorted(m.kitty) == sorted(cs("5S 6S 4H 9D BJ LJ"))
     assert m.to_act == 2
@@ -1159,7 +1160,7 @@ def test_A6_5_failed_joker_burial_leaves_a_jokerless_kitty_hidden():
     ev = m.apply(A.bury_jokers(1, [LJ], ()))
     assert not any(x in (BJ, LJ) for x in m.kitty)
     assert not m.kitty_shown
-    assert ev.public.get("shown") is None
+    assert thaw(ev.public).get("shown") is None
 
 
 def test_A6_4_hidden_kitty_burial_shows_the_kitty_and_takes_side_before_trump():
@@ -1171,8 +1172,8 @@ def test_A6_4_hidden_kitty_burial_shows_the_kitty_and_takes_side_before_trump():
     assert legal_set(m, 1) == {A.pass_(1), A.bury_jokers(1, [LJ], ())}
     rejected(m, A.bury_jokers(1, [LJ], [c("9D")]), IllegalActionError, "A6.4")
     ev = m.apply(A.bury_jokers(1, [LJ], ()))
-    assert sorted(ev.public["shown"]) == sorted(["5S", "10S", "KS", "5C", "9D", "6H"])
-    assert ev.public["take"] == ["9D"]  # side before trump, though 6 < 9
+    assert sorted(thaw(ev.public)["shown"]) == sorted(["5S", "10S", "KS", "5C", "9D", "6H"])
+    assert thaw(ev.public)["take"] == ["9D"]  # side before trump, though 6 < 9
     assert m.kitty_shown
     assert m.hands[1][c("9D")] >= 1 and m.hands[1][LJ] == 0
     # Seat 2 now sees the kitty: only 6H is left to take.
@@ -1198,7 +1199,7 @@ def test_A6_4_hidden_kitty_same_rank_pickup_is_the_players_choice():
     assert not m.kitty_shown and m.to_act == 1
     ev = m.apply(A.bury_jokers(1, [LJ], ()))
     assert ev.type == "joker_announce"
-    assert sorted(ev.public["shown"]) == sorted(["5S", "10S", "KS", "5C", "6C", "6D"])
+    assert sorted(thaw(ev.public)["shown"]) == sorted(["5S", "10S", "KS", "5C", "6C", "6D"])
     assert m.kitty_shown and m.to_act == 1
     assert legal_set(m, 1) == {A.bury_jokers(1, [LJ], [c("6C")]),
                                A.bury_jokers(1, [LJ], [c("6D")])}

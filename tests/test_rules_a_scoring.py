@@ -20,6 +20,7 @@ from gunzi.engine import actions as A
 from gunzi.engine import scoring
 from gunzi.engine.actions import Action
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, counts, deck, names, parse_many
+from gunzi.engine.events import thaw
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.order import TRUMP, order_for
 from gunzi.engine.rules import Ruleset, preset
@@ -448,8 +449,8 @@ class TestSweeps:
         m.apply(A.deal(5))
         assert m.first and m.levels == [L3, L3] and m.round_no == 2
         deal_ev = next(e for e in reversed(m.events) if e.type == "deal")
-        assert deal_ev.public["first_hand"] is True
-        assert deal_ev.public["tribute"] == 0
+        assert thaw(deal_ev.public)["first_hand"] is True
+        assert thaw(deal_ev.public)["tribute"] == 0
 
     def test_A10_round_ends_when_attackers_score_300(self) -> None:
         rules = preset("gunzi", rounds=2)
@@ -585,7 +586,7 @@ class TestSweeps:
     def test_A12_hand_end_event_carries_the_result(self) -> None:
         m, _info, r = sweep_match(preset("gunzi", rounds=2), attackers_sweep=False)
         ev = next(e for e in reversed(m.events) if e.type == "hand_end")
-        assert dict(ev.public) == r
+        assert thaw(ev.public) == r
 
 
 # ============================================================================================
@@ -911,7 +912,7 @@ def test_A3_hand_is_played_at_the_dealer_teams_level(dealer: int) -> None:
     m.apply(A.deal(4))
     assert m.level == (2, 6)[dealer % 2]
     deal_ev = next(e for e in reversed(m.events) if e.type == "deal")
-    assert deal_ev.public["level"] == m.level and deal_ev.public["first_hand"] is False
+    assert thaw(deal_ev.public)["level"] == m.level and thaw(deal_ev.public)["first_hand"] is False
 
 
 def test_A3_round_starts_with_both_teams_at_3() -> None:

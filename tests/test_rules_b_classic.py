@@ -21,6 +21,7 @@ from gunzi.engine import scoring
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, counts, deck, parse_many
 from gunzi.engine.errors import IllegalActionError
+from gunzi.engine.events import thaw
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.order import TRUMP, order_for
 from gunzi.engine.rules import Ruleset, preset
@@ -460,7 +461,7 @@ def run_hand(m: Match, policy: Policy, seed: int, deck_: list[int] | None = None
     failed = [0, 0, 0, 0]
     for e in m.events:
         if e.hand == m.hand_no and e.type == "play" and "attempted" in e.public:
-            failed[e.public["seat"]] += 1
+            failed[thaw(e.public)["seat"]] += 1
     info.update(tricks=list(m.tricks), kitty=list(m.kitty), failed=failed)
     return info, m.results[-1]
 
@@ -637,8 +638,8 @@ class TestFailedThrow:
         assert m.hands[0][cs("AS")[0]] == 1 and m.hands[0][cs("QS")[0]] == 0
         assert m.failed_throws == [1, 0, 0, 0]
         ev = next(e for e in reversed(m.events) if e.type == "play")
-        assert sorted(ev.public["attempted"]) == ["AS", "QS"]
-        assert ev.public["cards"] == ["QS"]
+        assert sorted(thaw(ev.public)["attempted"]) == ["AS", "QS"]
+        assert thaw(ev.public)["cards"] == ["QS"]
         m.apply(A.play(1, cs("KS")))  # the follow is to a single
         assert m.to_act == 2
 

@@ -9,6 +9,7 @@ from typing import Any
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.actions import Kind
+from gunzi.engine.events import thaw
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import preset
 from gunzi.engine.view import view
@@ -474,7 +475,7 @@ def test_bury_jokers_by_keys(tmp_path: Path) -> None:
             assert "Bury jokers: bury BJ" in app.texts["prompt"]
             await pilot.press("enter")
             ev = next(e for e in reversed(m.events) if e.type == "bury_jokers")
-            assert ev.public["seat"] == 0 and ev.public["cards"] == ["BJ"]
+            assert thaw(ev.public)["seat"] == 0 and thaw(ev.public)["cards"] == ["BJ"]
             assert "Jokers buried by You: BJ" in app.texts["log"]
 
     run(body)

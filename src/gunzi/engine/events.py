@@ -10,6 +10,7 @@ hand is over (records, replays, reviews).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 NOBODY: frozenset[int] = frozenset()
@@ -32,8 +33,33 @@ class Event(NamedTuple):
     private: bool = False  # the whole event, not just its secret part, is for the audience only
 
     def to_dict(self) -> dict[str, Any]:
-        """The full event (public and secret parts), as records store it."""
+        """The full event (public and secret parts), as records store it: a fresh copy."""
         if self.secret is None:
-            return {"v": self.v, "type": self.type, **self.public}
-        return {"v": self.v, "type": self.type, **self.public, **self.secret}
+            return {"v": self.v, "type": self.type, **thaw(self.public)}
+        return {"v": self.v, "type": self.type, **thaw(self.public), **thaw(self.secret)}
+
+
+def freeze(value: Any) -> Any:
+    """A read-only deep copy of JSON-like data: lists become tuples, dicts read-only maps.
+
+    Events keep their payloads frozen, so neither a caller holding the event that
+    ``apply`` returned nor the match itself can change what the record will say.
+    """
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return tuple([freeze(v) for v in value])
+    if kind is dict or kind is MappingProxyType:
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """A plain deep copy of (frozen or not) JSON-like data, as JSON reads it: tuples become
+    lists."""
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return [thaw(v) for v in value]
+    if kind is MappingProxyType or kind is dict:
+        return {k: thaw(v) for k, v in value.items()}
+    return value
 

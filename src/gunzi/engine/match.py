@@ -30,7 +30,7 @@ from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
-from gunzi.engine.events import NOBODY, Event
+from gunzi.engine.events import NOBODY, Event, freeze
 from gunzi.engine.legal import LegalActions
 from gunzi.engine.order import TRUMP, Order, flip_rank_key, order_for
 from gunzi.engine.rules import Ruleset, preset
@@ -257,8 +257,15 @@ class Match:
         audience: frozenset[int] = NOBODY,
         private: bool = False,
     ) -> Event:
-        ev = Event(len(self.events) + 1, self.hand_no, type_, MappingProxyType(public),
-                   None if secret is None else MappingProxyType(secret), audience, private)
+        ev = Event(len(self.events) + 1, self.hand_no, type_, freeze(public),
+                   None if secret is None else freeze(secret), audience, private)
+        self.events.append(ev)
+        return ev
+
+    def _emit_flat(self, type_: str, public: dict[str, Any]) -> Event:
+        """A public event whose values are already immutable (numbers, text, tuples of
+        text): the play and trick events, built without walking them."""
+        ev = Event(len(self.events) + 1, self.hand_no, type_, MappingProxyType(public))
         self.events.append(ev)
         return ev
 
@@ -838,7 +845,7 @@ class Match:
     def _apply_play(self, action: Action) -> Event:
         seat = action.seat
         cards = action.cards
-        public: dict[str, Any] = {"seat": seat, "cards": [NAMES[c] for c in cards],
+        public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
                                   "trick": self.trick_no}
         if not self.trick and not self.rules.is_gunzi:
             shape = CT.decompose(cards, self.order)
@@ -850,14 +857,14 @@ class Match:
                     self.hand_failed_throws[seat] += 1
                     public["attempted"] = public["cards"]
                     cards = tuple(sorted(failed.cards))
-                    public["cards"] = C.names(cards)
+                    public["cards"] = tuple(C.names(cards))
                     shape = CT.decompose(cards, self.order)
             self.lead_shape = shape
         hand = self.hands[seat]
         for c in cards:
             hand[c] -= 1
         self.trick.append((seat, cards))
-        ev = self._emit("play", public)
+        ev = self._emit_flat("play", public)
         if len(self.trick) < 4:
             self.current = (seat + 1) % 4
             return ev
@@ -883,7 +890,7 @@ class Match:
         )
         self.last_trick_winner = winner
         self.last_winning_play = plays[idx]
-        self._emit("trick", {"trick": self.trick_no, "winner": winner, "points": pts})
+        self._emit_flat("trick", {"trick": self.trick_no, "winner": winner, "points": pts})
         self.trick = []
         self.lead_shape = None
         if not any(self.hands[winner]):  # every hand is empty (all play the same count)

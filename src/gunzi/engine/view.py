@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gunzi.engine import cards as C
-from gunzi.engine.events import Event
+from gunzi.engine.events import Event, thaw
 from gunzi.engine.match import Match, Phase
 
 SPECTATOR = None
@@ -92,7 +92,7 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
         ],
         "points": list(match.points),
         "scores": list(match.scores),
-        "last_result": match.results[-1] if match.results else None,
+        "last_result": thaw(match.results[-1]) if match.results else None,
         "over": match.over,
     }
     return out
@@ -116,14 +116,12 @@ def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str,
 
     ``reveal`` shows everything, for events of a hand that is over.
     """
-    if reveal:
-        return {"type": event.type, "hand": event.hand, **event.public, **(event.secret or {})}
-    allowed = seat is not None and seat in event.audience
+    allowed = reveal or (seat is not None and seat in event.audience)
     if event.private and not allowed:
         return None
-    out = {"type": event.type, "hand": event.hand, **event.public}
+    out = {"type": event.type, "hand": event.hand, **thaw(event.public)}
     if event.secret is not None and allowed:
-        out.update(event.secret)
+        out.update(thaw(event.secret))
     return out
 
 
