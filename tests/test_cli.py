@@ -530,3 +530,25 @@ def test_demo_hand_out_of_range() -> None:
     result = invoke("demo", "--rules", "classic-1", "--seed", "3", "--hand", "500")
     assert result.exit_code == 2
     assert "the match ended after" in flat(result.output)
+
+
+def test_replay_strict_fails_on_options_left_out_of_the_header(tmp_path: Path) -> None:
+    """The golden records predate the duplicate option: named, and fatal only with --strict."""
+    golden = Path(__file__).parent / "golden" / "gunzi-seed11.jsonl"
+    lines = golden.read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0])
+    assert "duplicate" not in head["rules"]
+    plain = invoke("replay", str(golden), "--json")
+    assert plain.exit_code == 0
+    out = json.loads(plain.output)
+    assert out["assumed_defaults"] == ["duplicate"] and out["unseeded_deals"] == []
+    assert all(h["deck_from_seed"] for h in out["hands"])
+    assert "leaves out duplicate" in flat(invoke("replay", str(golden)).output)
+    strict = invoke("replay", str(golden), "--json", "--strict")
+    assert strict.exit_code == 1
+    assert "leaves out duplicate" in json.loads(strict.output)["error"]
+    head["rules"]["duplicate"] = 0
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("\n".join([json.dumps(head, ensure_ascii=False), *lines[1:]]) + "\n",
+                     encoding="utf-8")
+    assert invoke("replay", str(whole), "--strict").exit_code == 0

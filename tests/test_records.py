@@ -386,3 +386,46 @@ def test_truncated_mid_hand_is_rejected(case_id: str) -> None:
     i = [k for k, e in enumerate(events) if e["type"] == "trick"][5]
     err = replay_error(lines[: i + 2])
     assert err.event_number == i + 2
+
+
+# --------------------------------------------------------------------------- seed and deck
+
+
+def _played_record(seed: int) -> list[dict[str, Any]]:
+    m = Match(preset("gunzi"), random.Random(seed))
+    rng = random.Random(seed + 1)
+    while m.hand_no < 2:
+        seat = m.to_act
+        assert seat is not None
+        m.apply(m.legal_actions(seat).sample(rng))
+    head = records.header(m, seed=seed)
+    return [head, *records.finished_events(m)]
+
+
+def test_every_deck_of_a_played_record_follows_from_its_seed() -> None:
+    result = records.replay(_played_record(3))
+    assert result.unseeded == [] and result.hands
+    assert result.seeded == [True] * len(result.hands)
+
+
+def test_a_doctored_deck_replays_but_is_named_as_not_following_its_seed() -> None:
+    """Swap two plain cards of one seat in the deck and in its draws: every action stays
+    legal, so only the seed check can tell the deck is not the one the seed gives."""
+    lines = _played_record(4)
+    deal = next(e for e in lines if e.get("type") == "deal")
+    deck = deal["deck"]
+    i = next(p for p in range(8) if deck[p] not in ("BJ", "LJ")
+             and deck[p + 8] not in ("BJ", "LJ") and deck[p] != deck[p + 8])
+    deck[i], deck[i + 8] = deck[i + 8], deck[i]
+    first_hand = lines[1 : next(k for k, e in enumerate(lines) if e.get("type") == "hand_end")]
+    draws = {e["n"]: e for e in first_hand if e["type"] == "draw" and "card" in e}
+    draws[i + 1]["card"], draws[i + 9]["card"] = draws[i + 9]["card"], draws[i + 1]["card"]
+    result = records.replay(lines)
+    assert result.unseeded == [deal["v"]]
+    assert result.seeded[0] is False
+
+
+def test_options_missing_from_the_header_are_named() -> None:
+    lines = _played_record(5)
+    del lines[0]["rules"]["dry_pot"]
+    assert records.replay(lines).assumed == ["dry_pot"]

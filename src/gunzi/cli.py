@@ -253,8 +253,15 @@ def bench(
 def replay(
     file: Annotated[Path, typer.Argument(help="A record (.jsonl)")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Also fail (exit 1) if a deck does not follow from its seed or the "
+                         "header leaves a rule option out")] = False,
 ) -> None:
-    """Re-validate every action of a record and print each hand's outcome."""
+    """Re-validate every action of a record and print each hand's outcome.
+
+    Every deal's deck is also checked against its revealed seed, and options missing
+    from the header are named: both are reported, and with --strict they fail.
+    """
     from gunzi.quoridor import records as q_records
 
     try:
@@ -273,12 +280,24 @@ def replay(
         result = records.replay(lines)
     except GunziError as exc:
         _replay_failed(exc, as_json)
-    hands = [records.summary(h) for h in result.hands]
+    doubts = []
+    if result.unseeded:
+        doubts.append("the deck of the deal at event(s) "
+                      f"{', '.join(map(str, result.unseeded))} does not follow from its seed")
+    if result.assumed:
+        doubts.append(f"the header leaves out {', '.join(result.assumed)} (defaults assumed)")
+    if strict and doubts:
+        _replay_failed("; ".join(doubts), as_json)
+    hands = [{**records.summary(h), "deck_from_seed": ok}
+             for h, ok in zip(result.hands, result.seeded, strict=True)]
     if as_json:
-        _emit_json({"ok": True, "rules": result.header["rules"]["name"], "hands": hands})
+        _emit_json({"ok": True, "rules": result.header["rules"]["name"], "hands": hands,
+                    "unseeded_deals": result.unseeded, "assumed_defaults": result.assumed})
         return
     console.print(_replay_table(f"{file} — {len(hands)} hand(s), all actions legal", hands,
                                 result.match.rules.is_gunzi))
+    for doubt in doubts:
+        console.print(f"[yellow]Note: {doubt}[/yellow]")
 
 
 def _levels(before: list[str], after: list[str]) -> str:

@@ -159,7 +159,10 @@ def test_duplicate_table_keeps_the_first_play_secret_until_the_board_ends(
     assert len(deals) == 2 and deals[0]["seed"] == deals[1]["seed"]
     assert deals[1]["dealer"] == (deals[0]["dealer"] + 1) % 4  # the teams swap roles
     assert deals[0]["deck"] == deals[1]["deck"]
-    assert len(records.replay(lines).hands) == 2
+    rep = records.replay(lines)
+    assert len(rep.hands) == 2
+    # A hall record is a proof: every deck follows from its revealed seed, every option written.
+    assert rep.unseeded == [] and rep.assumed == [] and rep.seeded == [True, True]
 
 
 def test_quickplay_and_record(client: TestClient) -> None:

@@ -11,6 +11,7 @@ played by its rules.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.errors import GunziError, RecordError
 from gunzi.engine.match import Match, Phase
-from gunzi.engine.rules import Ruleset, from_options
+from gunzi.engine.rules import CATALOG, Ruleset, from_options
 
 FORMAT = "gunzi-record"
 VERSION = 1
@@ -118,6 +119,25 @@ class Replay:
     header: dict[str, Any]
     match: Match
     hands: list[dict[str, Any]] = field(default_factory=list)
+    # Rule options the header leaves out (a record older than the option): their defaults.
+    assumed: list[str] = field(default_factory=list)
+    # Event numbers of first deals whose deck (and first seat) random.Random(seed) does not
+    # give: decks made by other means (stacked tests, deal banks), or a doctored record.
+    unseeded: list[int] = field(default_factory=list)
+    seeded: list[bool] = field(default_factory=list)  # per hand: its deck follows its seed
+
+
+def deal_follows_seed(event: dict[str, Any], decks: int) -> bool:
+    """Whether ``random.Random(seed)`` gives this deal's first seat and deck (docs/records.md)."""
+    seed = event.get("seed")
+    if not isinstance(seed, int):
+        return False
+    rng = random.Random(seed)
+    if event.get("first_hand") and rng.randrange(4) != event.get("first_seat"):
+        return False
+    deck = C.deck(decks)
+    rng.shuffle(deck)
+    return C.names(deck) == event.get("deck")
 
 
 def start_match(head: dict[str, Any]) -> Match:
@@ -196,7 +216,8 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     """Re-validate every decision of a record and check every event; raise RecordError."""
     head, rest = split_header(lines)
     match = start_match(head)
-    out = Replay(head, match)
+    written = head["rules"]
+    out = Replay(head, match, assumed=[k for k in CATALOG.options if k not in written])
 
     def perform(action: A.Action) -> list[dict[str, Any]]:
         before = len(match.events)
@@ -204,9 +225,15 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
         return [e.to_dict() for e in match.events[before:]]
 
     number = 0
-    for number, event in checked_events(rest, action_of, perform):  # noqa: B007 (used below)
+    seeded = True
+    for number, event in checked_events(rest, action_of, perform):
+        if event["type"] == "deal" and event.get("deal_no") == 1:
+            seeded = deal_follows_seed(event, match.rules.decks)
+            if not seeded:
+                out.unseeded.append(number)
         if event["type"] == "hand_end":
             out.hands.append(event)
+            out.seeded.append(seeded)
     if match.phase not in (Phase.DEAL, Phase.OVER):
         raise RecordError(
             f"the record stops in the middle of hand {match.hand_no}; records hold finished "
