@@ -73,6 +73,16 @@ def test_simulate_with_option_override() -> None:
     out = run_json("simulate", "--rules", "gunzi", "-o", "follow=live", "--hands", "2",
                    "--seed", "1", "--json")
     assert out["hands"] == 2
+    assert out["overrides"] == {"follow": "live"}  # the figures say what ran
+    plain = run_json("simulate", "--rules", "gunzi", "--hands", "2", "--seed", "1", "--json")
+    assert plain["overrides"] == {}
+
+
+def test_rule_errors_go_to_stderr_so_json_output_stays_clean() -> None:
+    result = invoke("simulate", "--rules", "gunzi", "-o", "follow=x", "--hands", "2", "--json")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "cannot be 'x'" in result.stderr
 
 
 def test_simulate_text_output() -> None:

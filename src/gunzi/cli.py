@@ -31,6 +31,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
+errors = Console(stderr=True)  # refusals go to stderr, so --json output stays parseable
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))]
 OptionOpt = Annotated[
@@ -43,7 +44,7 @@ def _rules(name: str, overrides: list[str] | None) -> Ruleset:
     try:
         return with_overrides(preset(name), overrides or [])
     except GunziError as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
 
 
@@ -161,7 +162,7 @@ def demo(
         assert seat is not None
         match.apply(match.legal_actions(seat).sample(players))
     if len(match.results) < hand:
-        console.print(f"[red]the match ended after {len(match.results)} hand(s)[/red]")
+        errors.print(f"[red]the match ended after {len(match.results)} hand(s)[/red]")
         raise typer.Exit(2)
     hand_events = [e.to_dict() for e in match.events if e.hand == hand]
     console.rule(f"[bold]{ruleset.name}[/bold] — hand {hand} (seed {seed})")
@@ -186,7 +187,7 @@ def _check_records_dir(path: Path) -> None:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as exc:
-        console.print(f"[red]cannot write records to {path}: {exc.strerror or exc}[/red]")
+        errors.print(f"[red]cannot write records to {path}: {exc.strerror or exc}[/red]")
         raise typer.Exit(2) from None
 
 
@@ -215,7 +216,7 @@ def simulate(
         try:
             q_rules = q_rules_with(rules, option)
         except GunziError as exc:
-            console.print(f"[red]{exc}[/red]")
+            errors.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
         if records_dir is not None:
             _check_records_dir(records_dir)
@@ -337,7 +338,7 @@ def _replay_failed(exc: GunziError | str, as_json: bool, status: int = 1) -> NoR
                     "event": getattr(exc, "event_number", None),
                     "rule": getattr(exc, "rule", "")})
     else:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
     raise typer.Exit(status) from None
 
 
@@ -454,7 +455,7 @@ def rules_cmd(
     Card games first, then 步步为营 and the ladder.
     """
     if game is not None and game not in RULES_GAMES:
-        console.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
+        errors.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
         raise typer.Exit(2)
     data = _rules_data()
     if as_json:

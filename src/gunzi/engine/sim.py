@@ -16,7 +16,7 @@ from typing import Any
 from gunzi.engine import match as match_module
 from gunzi.engine import records
 from gunzi.engine.match import Match
-from gunzi.engine.rules import Ruleset
+from gunzi.engine.rules import PRESETS, Ruleset, preset
 from gunzi.engine.view import view
 
 
@@ -71,8 +71,11 @@ def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = N
     n = len(results) or 1
     changes = Counter(level_change(r) for r in results)
     rounds = sum(1 for r in results if r.get("round_winner") is not None)
+    base = preset(rules.name).options() if rules.name in PRESETS else {}
     out: dict[str, Any] = {
         "rules": rules.name,
+        # Options that differ from the preset's (the -o overrides), so figures say what ran.
+        "overrides": {k: v for k, v in rules.options().items() if base.get(k) != v},
         "seed": seed,
         "hands": len(results),
         "matches": matches,
