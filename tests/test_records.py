@@ -293,7 +293,21 @@ def test_reordered_engine_events_name_the_event() -> None:
     swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
     err = replay_error(dump(swapped, lines[0]))
     assert err.event_number == i + 1
-    assert "differs" in str(err)
+    assert "out of order" in str(err)
+    # Renumbered to hide the swap, the events themselves still differ from the rules'.
+    for k, e in enumerate(swapped, start=1):
+        e["v"] = k
+    err = replay_error(dump(swapped, lines[0]))
+    assert err.event_number == i + 1 and "differs" in str(err)
+
+
+def test_a_deleted_line_is_named_as_missing() -> None:
+    lines = record_lines("gunzi")
+    events = events_of(lines)
+    gone = next(k for k, e in enumerate(events) if e["type"] == "play")
+    err = replay_error(dump(events[:gone] + events[gone + 1 :], lines[0]))
+    assert err.event_number == gone + 1
+    assert f"v={gone + 2}: an event before it is missing" in str(err)
 
 
 @pytest.mark.parametrize("case_id", ["gunzi", "classic-2"])

@@ -184,6 +184,13 @@ def checked_events(
     pending: list[dict[str, Any]] = []  # events the engine made that the record must match
     number = 0
     for number, event in enumerate(events, start=1):
+        v = event.get("v", number)  # card records number their events; board records do not
+        if v != number:
+            raise RecordError(
+                f"the event on line {number + 1} says v={v!r}: "
+                + ("an event before it is missing or out of order"
+                   if isinstance(v, int) and v > number
+                   else "events before it are repeated or out of order"), number)
         try:
             action = action_of(event)
         except GunziError as exc:
