@@ -15,6 +15,7 @@ from typing import Any
 
 from gunzi.engine import match as match_module
 from gunzi.engine import records
+from gunzi.engine.legal import play_action
 from gunzi.engine.match import Match
 from gunzi.engine.rules import PRESETS, Ruleset, preset
 from gunzi.engine.view import view
@@ -114,6 +115,7 @@ def bench(rules: Ruleset, hands: int, seed: int) -> dict[str, Any]:
     reps = 20
     t0 = time.perf_counter()
     for _ in range(reps):
+        play_action.cache_clear()  # each pass builds its actions afresh, as a first visit would
         for pos in positions:
             seat = pos.to_act
             assert seat is not None
