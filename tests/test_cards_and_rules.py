@@ -570,3 +570,19 @@ def test_ruleset_is_frozen_and_a_value():
     assert r.options()["follow"] == "dead"
     r.options()["follow"] = "live"  # a copy: the rule set is unchanged
     assert r.follow == "dead"
+
+
+def test_classic_refuses_options_of_part_a_clauses_it_does_not_have() -> None:
+    from gunzi.engine.rules import GUNZI_ONLY, OPTIONS
+
+    gunzi = preset("gunzi")
+    for key in GUNZI_ONLY:
+        assert getattr(gunzi, key) == OPTIONS[key].values[0]  # the default is listed first
+        other = OPTIONS[key].values[1]
+        assert getattr(preset("gunzi", **{key: other}), key) == other
+        for classic in ("classic-1", "classic-2", "classic-3"):
+            with pytest.raises(InvalidRulesError, match=f"{key}: 打滚子 rules"):
+                preset(classic, **{key: other})
+    # Options classic does use stay free.
+    assert preset("classic-2", keep_deal="partner").keep_deal == "partner"
+    assert preset("classic-2", declare_asks="end-only").declare_asks == "end-only"

@@ -18,6 +18,13 @@ def test_rules_health_metrics_and_static(client: TestClient) -> None:
     rules = client.get("/api/rules").json()
     assert set(rules["presets"]) >= {"gunzi", "classic-1", "classic-2", "classic-3"}
     assert "follow" in rules["options"] and "rule" in rules["bots"]
+    # The form offers per preset only the values that preset accepts.
+    valid = rules["valid"]
+    assert valid["gunzi"]["tribute_rule"] == ["one", "two"]
+    assert valid["classic-2"]["tribute_rule"] == ["one"]  # classic has no tribute
+    assert valid["classic-2"]["follow"] == ["dead"]
+    assert valid["classic-2"]["keep_deal"] == ["same-player", "partner"]
+    assert valid["gunzi"]["kitty_multiplier"] == ["two"]
     assert client.get("/healthz").json()["ok"] is True
     text = client.get("/metrics").text
     assert "gunzi_actions_total" in text and "gunzi_websockets" in text

@@ -356,3 +356,17 @@ def test_page_survives_a_server_restart(tmp_path: Path, new_page: Any,
         _decide(page, 3)
     finally:
         stop_hall(proc)
+
+
+def test_create_form_offers_only_the_options_the_preset_accepts(hall: str, new_page: Any) -> None:
+    """A classic table has no tribute or 干锅 options; 打滚子 shows them, with its default ✓."""
+    page = new_page(DESKTOP)
+    goto(page, hall + "/")
+    page.wait_for_selector("#create-preset option[value='classic-2']", state="attached")
+    page.select_option("#create-preset", "gunzi")
+    page.wait_for_selector("#rule-options select[data-option='tribute_rule']", state="attached")
+    assert page.locator("#rule-options select[data-option='follow']").count() == 1
+    page.select_option("#create-preset", "classic-2")
+    page.wait_for_selector("#rule-options select[data-option='keep_deal']", state="attached")
+    for gone in ("tribute_rule", "dry_pot", "follow", "permanent_twos"):
+        assert page.locator(f"#rule-options select[data-option='{gone}']").count() == 0, gone

@@ -131,6 +131,12 @@ class Ruleset:
                 raise InvalidRulesError("classic 升级 has no permanent 2s (permanent_twos=False)")
             if self.follow != "dead":
                 raise InvalidRulesError("classic 升级 follows shapes; 'live' is a 打滚子 option")
+            changed = [k for k in GUNZI_ONLY if getattr(self, k) != OPTIONS[k].values[0]]
+            if changed:
+                raise InvalidRulesError(
+                    f"{', '.join(changed)}: 打滚子 rules (Part A: the first-hand big-joker "
+                    "grab, tribute, 干锅, joker burying, blood and round ends) that classic "
+                    "升级 does not have; leave them at their defaults")
             sizes = {1: (12, 6, 100, 0, 12), 2: (25, 8, 200, 0, 12), 3: (39, 6, 300, 0, 12)}[
                 self.decks
             ]
@@ -152,6 +158,15 @@ class Ruleset:
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some options changed (validated like any rule set)."""
         return make(self.name, **{**self.options(), **changes})
+
+
+# Options of Part A clauses that Part B lacks: a classic rule set keeps their defaults, so
+# `-o tribute_rule=two` on classic-2 is refused instead of silently changing nothing.
+GUNZI_ONLY = (
+    "tribute_rule", "attackers_pass_ten", "bj_suit_fallback", "first_hand_tribute",
+    "return_fill", "dry_pot", "three_bj_dealer_wins", "blood_tens", "low_score_kitty_blood",
+    "score_levels_before_cap", "joker_bury_order", "round_end_score",
+)
 
 
 def _classic(decks: int) -> dict[str, Any]:

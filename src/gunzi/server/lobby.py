@@ -4,10 +4,12 @@ The routes every kind of table has come from :mod:`gunzi.server.table_routes`.""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request
 
+from gunzi.engine.errors import InvalidRulesError
 from gunzi.engine.rules import OPTIONS, PRESETS, preset
 from gunzi.server.auth import CurrentUser
 from gunzi.server.protocol import CreateTable, QuickPlay
@@ -35,8 +37,28 @@ async def rules() -> dict[str, Any]:
         "presets": {name: preset(name).options() for name in PRESETS},
         "options": {k: {"values": list(o.values), "clause": o.clause, "doc": o.doc}
                     for k, o in OPTIONS.items()},
+        "valid": _valid_values(),
         "bots": list(ALLOWED_BOTS),
     }
+
+
+@cache
+def _valid_values() -> dict[str, dict[str, list[Any]]]:
+    """Per preset, the values each option may take there (a classic table has no tribute
+    options, 打滚子 no 1-deck games), found by trying each: the form offers only these."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    for name in PRESETS:
+        out[name] = {}
+        for key, opt in OPTIONS.items():
+            ok = []
+            for value in opt.values:
+                try:
+                    preset(name, **{key: value})
+                except InvalidRulesError:
+                    continue
+                ok.append(value)
+            out[name][key] = ok
+    return out
 
 
 @router.post("/tables", status_code=201)

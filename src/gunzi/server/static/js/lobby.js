@@ -62,10 +62,13 @@ function renderOptions() {
   const rules = board ? BOARD_RULES : RULES;
   if (!rules) return;
   const defaults = rules.presets[preset] || {};
+  const valid = (rules.valid && rules.valid[preset]) || {};
   for (const [key, opt] of Object.entries(rules.options)) {
     if (key === "game" || key === "decks" || key === "duplicate" || key === "players") continue; // own fields
+    const values = valid[key] || opt.values; // only what this preset allows
+    if (values.length < 2) continue; // nothing to choose (e.g. a classic table has no tribute)
     const sel = h("select", { name: key, dataset: { option: key } });
-    for (const v of opt.values) {
+    for (const v of values) {
       const text = String(v);
       sel.append(h("option", { value: JSON.stringify(v), selected: v === defaults[key] }, text + (v === defaults[key] ? " ✓" : "")));
     }
