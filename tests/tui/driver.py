@@ -7,6 +7,7 @@ import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from textual.pilot import Pilot
 
@@ -71,3 +72,34 @@ async def hint_until(pilot: Pilot[Any], app: GunziApp, stop: Callable[[], bool],
 
 def summary_open(app: GunziApp) -> bool:
     return isinstance(app.screen, SummaryScreen)
+
+
+SMALL = (80, 24)
+
+
+def widget_lines(app: GunziApp, widget_id: str) -> list[str]:
+    """The screen lines inside a widget's region (what is really visible of it)."""
+    region = app.query_one(f"#{widget_id}").region
+    lines = screen_text(app).splitlines()
+    return [_cells(line, region.x, region.right).rstrip()
+            for line in lines[region.y:region.bottom]]
+
+
+def _cells(line: str, start: int, end: int) -> str:
+    """The characters of ``line`` in terminal columns ``start``..``end`` (CJK take two)."""
+    out = []
+    x = 0
+    for char in line:
+        if start <= x < end:
+            out.append(char)
+        x += cell_len(char)
+    return "".join(out)
+
+
+def seat_row(app: GunziApp, name: str) -> str:
+    """The seat's line on the table when it shows one line per seat (small screens)."""
+    for line in widget_lines(app, "table"):
+        text = line.strip().removeprefix("▶").strip()
+        if text.startswith(name + " "):
+            return text
+    raise AssertionError(f"no line for {name} in {widget_lines(app, 'table')}")

@@ -51,6 +51,27 @@ def test_play_options(cli: tuple[typer.Typer, dict[str, Any]], tmp_path: Path) -
     again: Session = seen["session"]
     assert again.rules.name == "classic-2" and again.seed == 5
     assert again.record_path == record
+    assert "note:" not in result.stderr
+    # Rules, rule options and the seed come from the file: saying otherwise is noted, once.
+    result = CliRunner().invoke(app, ["play", "--resume", str(record), "--seed", "9",
+                                      "-r", "gunzi", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == (f"note: --rules, --seed ignored: the rules and the seed "
+                                      f"come from {record}")
+    assert seen["session"].seed == 5 and seen["session"].rules.name == "classic-2"
+    assert f"continue with: gunzi play --resume {record}" in result.stdout
+
+
+def test_finished_match_is_not_to_be_continued(cli: tuple[typer.Typer, dict[str, Any]],
+                                              tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _ = cli
+    record = tmp_path / "done.jsonl"
+    monkeypatch.setattr(Session, "over", property(lambda self: True))
+    result = CliRunner().invoke(app, ["play", "--record", str(record), "--bots", "random"])
+    assert result.exit_code == 0, result.output
+    assert "--resume" not in result.output
+    assert f"check it with: gunzi replay {record}" in result.output
 
 
 def test_play_rejects_bad_options(cli: tuple[typer.Typer, dict[str, Any]],
@@ -63,6 +84,7 @@ def test_play_rejects_bad_options(cli: tuple[typer.Typer, dict[str, Any]],
         ["play", "--bots", "nobody"],
         ["play", "--rules", "bridge"],
         ["play", "--resume", str(tmp_path / "missing.jsonl")],
+        ["play", "--delay", "-1"],
     ]
     for args in bad:
         result = runner.invoke(app, args)

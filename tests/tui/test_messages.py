@@ -112,8 +112,12 @@ def test_wordings() -> None:
         "首出 2♣ A♦: 首出必须是同一门的牌, 不能混出 方块 A♦、主牌 2♣ [B]"
     ret = ("seat 0 returns 5S 3H: the return must be 2 side cards that are not point cards (1 "
            "such card(s) here, then 1 other non-point card(s)) [A5/I-6]")
-    assert engine_error(ret, "zh") == ("还牌 5♠ 3♥: 还牌要 2 张不是分牌的副牌 (你有 1 张, 再加 1 张"
-                                       "其他非分牌) [A5/I-6]")
+    # "(1 such card(s) here)" is how many the return needs, not how many the hand holds.
+    assert engine_error(ret, "zh") == ("还牌 5♠ 3♥: 还牌要 2 张不是分牌的副牌 (这次要还 1 张这样的"
+                                       "牌, 再还 1 张其他非分牌) [A5/I-6]")
+    assert engine_error(ret, "en") == ("Return 5♠ 3♥: the return must be 2 side cards that are "
+                                       "not point cards (here: 1 such card(s) required, then 1 "
+                                       "other non-point card(s)) [A5/I-6]")
     assert engine_error("seat 0 buries no cards: must bury 6 cards, not 0 [A6.3]", "en") == \
         "Bury nothing: you must bury 6 cards, not 0 [A6.3]"
     pairs = ("seat 0 follows with 3S 4S 5S 6S: must play 2 pairs of spades: holds 3S 3S 4S 4S "

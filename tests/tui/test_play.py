@@ -109,10 +109,14 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
             head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
             assert head["tui"]["unfinished"] is None
             assert head["seats"][0] == "human"
+            # The player's last play is still in the status line under the summary.
+            assert app.status.startswith("你出了 ")
             # Enter continues: the next hand is dealt (dealer from the result).
             await pilot.press("enter")
             assert not summary_open(app)
             assert m.hand_no == 2
+            # The player's first decision of the new hand: hand 1's play is not shown with it.
+            assert app.turn is not None and not app.status.startswith("你出了")
             await pilot.press("q")
         assert app.return_value == record
 
@@ -203,6 +207,7 @@ def test_language_toggle_and_counter(tmp_path: Path) -> None:
             await pilot.press("c")
             assert app.query_one("#counter").display
             assert "记牌器" in app.texts["counter"]
+            assert " 8 9 10 J Q" in app.texts["counter"] and "T" not in app.texts["counter"]
             counts = session.counter()
             hand = session.match.hands[0]
             assert all(counts[c] == 3 - hand[c] for c in range(C.NUM_TYPES))
@@ -373,6 +378,8 @@ def test_tribute_by_keys(tmp_path: Path) -> None:
             assert m.tribute_cards == choice.cards
             assert m.phase not in (Phase.TRIBUTE, Phase.RETURN)
             assert "Tribute 2 You→East" in app.texts["info"]
+            assert "Tribute (2 cards) You → East: " + cards_plain(choice.cards, "en") \
+                in app.texts["log"]
 
     run(body)
 
@@ -427,6 +434,14 @@ def test_match_end(tmp_path: Path) -> None:
             assert summary_open(app)
             assert "The match is over" in app.texts["summary"]
             assert "Round over" in app.texts["summary"]
+            # l switches the language on the summary too; other keys say which keys work.
+            await pilot.press("l")
+            assert summary_open(app) and app.lang == "zh"
+            assert "比赛结束" in app.texts["summary"] and "比赛结束" in screen_text(app)
+            await pilot.press("x")
+            assert summary_open(app) and "无效按键 x" in screen_text(app)
+            await pilot.press("l")
+            assert "The match is over" in screen_text(app) and "无效按键" not in screen_text(app)
             await pilot.press("enter")
             assert "The match is over" in app.texts["prompt"]
             await pilot.press("space")
@@ -448,6 +463,12 @@ def test_event_texts_in_both_languages() -> None:
     assert event_text({"type": "play", "seat": 1, "cards": ["3S"], "trick": 2}, "en") is None
     trick = event_text({"type": "trick", "trick": 3, "winner": 0, "points": 20}, "en")
     assert trick is not None and trick.plain == "Trick 3 won by You: 20 pts"
+    # The number of tribute cards is not read as a card; seats not involved see no cards.
+    tribute = {"type": "tribute", "seat": 3, "to": 0, "n": 2, "cards": ["7S", "6S"]}
+    assert str(event_text(tribute, "en")) == "Tribute (2 cards) West → You: 7♠ 6♠"
+    assert str(event_text(tribute, "zh")) == "上家 进贡 2张给 你: 7♠ 6♠"
+    hidden = {"type": "return", "seat": 1, "to": 2, "n": 1}
+    assert str(event_text(hidden, "en")) == "Return (1 card) East → North"
 
 
 def test_bury_jokers_by_keys(tmp_path: Path) -> None:

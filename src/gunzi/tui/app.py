@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import events, work
@@ -40,7 +40,7 @@ from gunzi.tui.i18n import (
 from gunzi.tui.messages import engine_error
 from gunzi.tui.session import HUMAN, Session, Turn
 from gunzi.tui.texts import describe, level_text, match_result, summary_lines
-from gunzi.tui.widgets import HandView, HelpScreen, LogView, SummaryScreen
+from gunzi.tui.widgets import HandView, HelpScreen, LogView, SummaryScreen, TableView
 
 
 # ----------------------------------------------------------------------- app
@@ -62,7 +62,7 @@ class GunziApp(App[Path | None]):
     #counter { height: auto; margin-bottom: 1; }
     #prompt { height: auto; background: $panel; padding: 0 1; color: $text; text-style: bold; }
     #hand { padding: 0 1; border-top: solid $primary; }
-    #status { height: 1; padding: 0 1; }
+    #status { height: auto; max-height: 3; padding: 0 1; }
     #keys { height: auto; padding: 0 1; color: $text-muted; }
     """
 
@@ -104,6 +104,9 @@ class GunziApp(App[Path | None]):
         self.turn: Turn | None = None
         self.status = t(self.lang, "status.ready")
         self.status_error = False
+        # The status answers a key about the decision at hand ("not your turn", "you played
+        # …"): it is cleared when the player's next decision comes, so it never contradicts it.
+        self._status_decision = False
         self.texts: dict[str, str] = {}  # plain text of each panel (tests, screen readers)
         self.log_events: list[dict[str, Any]] = []
         self._seq = 0
@@ -122,7 +125,7 @@ class GunziApp(App[Path | None]):
     def compose(self) -> ComposeResult:
         yield Static(id="info")
         with Horizontal(id="middle"):
-            yield Static(id="table")
+            yield TableView(id="table")
             with Vertical(id="side"):
                 yield Static(id="counter")
                 yield LogView(id="log")
@@ -183,9 +186,13 @@ class GunziApp(App[Path | None]):
         result = self.session.summary
         assert result is not None
         self._summary_open = True
+        self.push_screen(SummaryScreen(self._summary_lines(result), self.lang),
+                         self._summary_closed)
+
+    def _summary_lines(self, result: dict[str, Any]) -> list[Text]:
         lines = summary_lines(result, self.session, self.lang)
         self.texts["summary"] = "\n".join(line.plain for line in lines)
-        self.push_screen(SummaryScreen(lines), self._summary_closed)
+        return lines
 
     def _summary_closed(self, answer: str | None) -> None:
         self._summary_open = False
@@ -207,6 +214,8 @@ class GunziApp(App[Path | None]):
             self.selected = set()
             self.cycle = -1
             self.cursor = min(self.cursor, max(0, len(self.cards) - 1))
+            if self.turn is not None and self._status_decision:
+                self.set_status("")
         new = s.stream(self._seq)
         if new:
             if self._seq or s.resumed_from is None:  # not a resumed match's history
@@ -342,52 +351,93 @@ class GunziApp(App[Path | None]):
         if s.summary is not None:
             acting = None
 
-        def block(seat: int) -> Text:
-            """Name, cards left, the play in this trick, and (dim) the play in the last one:
-            bots may lead the next trick before the player has read the last."""
-            out = Text(justify="center")
+        def head(seat: int, *, compact: bool) -> Text:
+            """▶ (the seat to act), name, bot, dealer mark; ``compact`` (one line per seat):
+            no bot, and the marker's place kept so that the columns stay put."""
+            out = Text()
             if acting == seat:
                 out.append("▶ ", style="bold yellow")
+            elif compact:
+                out.append("  ")
             out.append(seat_name(lang, seat), style="bold" if seat != HUMAN else "bold green")
-            if seat != HUMAN:
+            if not compact and seat != HUMAN:
                 out.append(f" ({s.bot_names[seat - 1]})", style="dim")
             if v["dealer"] == seat:
                 out.append(t(lang, "dealer.mark"), style="bold red")
-            out.append("\n" + t(lang, "cards", n=v["hand_sizes"][seat]), style="dim")
-            out.append("\n")
+            return out
+
+        def played(seat: int) -> Text:
+            out = Text()
             if seat in plays:
                 out.append_text(cards_text(plays[seat], lang))
                 if trick["winning"] == seat:
                     out.append(" ★", style="bold yellow")
-            out.append("\n")
-            if seat in last_plays:
-                played = Text(t(lang, "trick.prev.cards"))
-                played.append_text(cards_text(last_plays[seat], lang))
-                if last is not None and last["winner"] == seat:
-                    played.append(" ★")
-                played.stylize("dim")
-                out.append_text(played)
             return out
 
-        centre = Text(justify="center")
+        def previous(seat: int) -> Text:
+            """The seat's cards in the last trick, dim: bots may lead the next trick before
+            the player has read the last."""
+            out = Text()
+            if last is not None and seat in last_plays:
+                out.append(t(lang, "trick.prev.cards"))
+                out.append_text(cards_text(last_plays[seat], lang))
+                if last["winner"] == seat:
+                    out.append(" ★")
+                out.stylize("dim")
+            return out
+
+        def block(seat: int) -> Text:
+            """Four lines whatever is played (a blank line is a space), so that the layout
+            chosen depends on the panel's size, not on the cards."""
+            out = Text(justify="center")
+            out.append_text(head(seat, compact=False))
+            out.append("\n" + t(lang, "cards", n=v["hand_sizes"][seat]), style="dim")
+            for line in (played(seat), previous(seat)):
+                out.append("\n")
+                out.append_text(line if line else Text(" "))
+            return out
+
+        about: list[tuple[str, str]] = []  # the trick in the centre: (text, style)
         if m.phase is Phase.PLAY and trick["plays"]:
-            centre.append(t(lang, "trick.no", n=trick["number"]) + "\n", style="bold")
-            centre.append(t(lang, "trick.leader", seat=seat_name(lang, trick["leader"])))
+            about.append((t(lang, "trick.no", n=trick["number"]), "bold"))
+            about.append((t(lang, "trick.leader", seat=seat_name(lang, trick["leader"])), ""))
         elif m.phase is Phase.DRAW:
-            centre.append(f"{v['drawn']}/{4 * s.rules.hand_size}", style="dim")
+            about.append((f"{v['drawn']}/{4 * s.rules.hand_size}", "dim"))
         if last is not None:
-            centre.append("\n" + t(lang, "trick.prev", seat=seat_name(lang, last["winner"]),
-                                   p=last["points"]), style="dim")
-        grid = Table.grid(expand=True)
-        for _ in range(3):
-            grid.add_column(ratio=1, justify="center")
-        grid.add_row(Text(""), block(2), Text(""))
-        grid.add_row(Text(""), Text(""), Text(""))
-        grid.add_row(block(3), centre, block(1))
-        grid.add_row(Text(""), Text(""), Text(""))
-        grid.add_row(Text(""), block(0), Text(""))
-        plain = "\n".join(b.plain for b in (block(2), block(3), centre, block(1), block(0)))
-        self._set("table", grid, plain)
+            about.append((t(lang, "trick.prev", seat=seat_name(lang, last["winner"]),
+                            p=last["points"]), "dim"))
+        centre = Text("\n", justify="center").join(Text(x, style=st) for x, st in about)
+
+        def compass(spaced: bool) -> Table:
+            grid = Table.grid(expand=True)
+            for _ in range(3):
+                grid.add_column(ratio=1, justify="center")
+            rows = [(Text(""), block(2), Text("")), (block(3), centre, block(1)),
+                    (Text(""), block(0), Text(""))]
+            for i, row in enumerate(rows):
+                if i and spaced:
+                    grid.add_row(Text(""), Text(""), Text(""))
+                grid.add_row(*row)
+            return grid
+
+        # Small terminals (80×24): one line per seat, name and cards left beside the cards
+        # of this trick and the last one.
+        lines = Table.grid(expand=True, padding=(0, 1))
+        lines.add_column(no_wrap=True)
+        lines.add_column(ratio=1)
+        lines.add_column(ratio=1)
+        for seat in (2, 3, 1, 0):
+            name = head(seat, compact=True)
+            name.append(" " + t(lang, "cards.short", n=v["hand_sizes"][seat]), style="dim")
+            lines.add_row(name, played(seat), previous(seat))
+        summary = Text(" · ").join(Text(x, style=st) for x, st in about)
+        # A compass column must hold "上墩 10♦ 10♦ 10♦ ★" and "▶ West (random) D" unwrapped,
+        # or its blocks would grow and the layout change as cards are played.
+        wide = 3 * 20
+        self.query_one("#table", TableView).show([(compass(True), wide), (compass(False), wide),
+                                                  (Group(lines, summary), 0)])
+        self.texts["table"] = "\n".join(b.plain for b in (block(2), block(3), centre,
+                                                            block(1), block(0)))
 
     def _draw_counter(self) -> None:
         widget = self.query_one("#counter", Static)
@@ -399,16 +449,18 @@ class GunziApp(App[Path | None]):
         counts = self.session.counter()
         order = self.session.match.order
         out = Text(t(lang, "counter.title") + "\n", style="bold")
+        # Two cells a column, three for "10" so that it does not run into the 9.
+        widths = [3 if rank_text == "10" else 2 for rank_text in C.RANKS]
         out.append("  ")
         for rank, rank_text in enumerate(C.RANKS):
             style = "bold yellow" if rank == order.level else "dim"
-            out.append(f"{'T' if rank_text == '10' else rank_text:>2}", style=style)
+            out.append(f"{rank_text:>{widths[rank]}}", style=style)
         for suit in range(4):
             label = C.SUIT_SYMBOLS[suit] + ("*" if suit == order.trump else " ")
             out.append("\n" + label, style=SUIT_STYLES[suit])
             for r in range(13):
                 n = counts[suit * 13 + r]
-                out.append(f"{n:>2}", style="dim" if n == 0 else SUIT_STYLES[suit])
+                out.append(f"{n:>{widths[r]}}", style="dim" if n == 0 else SUIT_STYLES[suit])
         out.append("\n")
         for joker in (C.BJ, C.LJ):
             n = counts[joker]
@@ -499,9 +551,12 @@ class GunziApp(App[Path | None]):
         style = "bold red" if self.status_error else "green"
         self._set("status", Text(self.status, style=style), self.status)
 
-    def set_status(self, text: str, *, error: bool = False) -> None:
+    def set_status(self, text: str, *, error: bool = False, decision: bool = False) -> None:
+        """Show ``text``; ``decision``: it is about the decision at hand, and goes when the
+        player's next decision comes (other texts stay until replaced)."""
         self.status = text
         self.status_error = error
+        self._status_decision = decision
         if self._mounted:
             self._draw_status()
 
@@ -577,12 +632,12 @@ class GunziApp(App[Path | None]):
             return True
         m = s.match
         if s.over or s.summary is not None or m.to_act is None:
-            self.set_status(t(self.lang, "status.no_decision"), error=True)
+            self.set_status(t(self.lang, "status.no_decision"), error=True, decision=True)
         else:
             who = m.to_act if m.phase is not Phase.DRAW else None
             self.set_status(t(self.lang, "status.not_turn",
                               seat=seat_name(self.lang, who) if who is not None and who >= 0
-                              else "…"), error=True)
+                              else "…"), error=True, decision=True)
         return False
 
     def do(self, action: Action) -> bool:
@@ -595,9 +650,9 @@ class GunziApp(App[Path | None]):
             return False
         if action.kind is Kind.PLAY:
             self.set_status(t(self.lang, "status.played",
-                              cards=cards_plain(action.cards, self.lang)))
+                              cards=cards_plain(action.cards, self.lang)), decision=True)
         else:
-            self.set_status(describe(action, self.lang, during))
+            self.set_status(describe(action, self.lang, during), decision=True)
         self.pump()
         return True
 
@@ -609,7 +664,8 @@ class GunziApp(App[Path | None]):
         if name is None:
             if event.key in ("ctrl+q", "ctrl+c", "tab", "shift+tab"):
                 return
-            self.set_status(t(self.lang, "status.unknown_key", k=event.key), error=True)
+            self.set_status(t(self.lang, "status.unknown_key", k=event.key), error=True,
+                            decision=True)
             return
         event.stop()
         getattr(self, f"action_{name}")()
@@ -665,7 +721,7 @@ class GunziApp(App[Path | None]):
     def action_clear(self) -> None:
         self.selected = set()
         self.cycle = -1
-        self.set_status(t(self.lang, "status.cleared"))
+        self.set_status(t(self.lang, "status.cleared"), decision=True)
         self._redraw_turn()
 
     def action_submit(self) -> None:
@@ -773,6 +829,9 @@ class GunziApp(App[Path | None]):
         self.session.prefs["lang"] = self.lang
         self.set_status(t(self.lang, "status.lang"))
         self.refresh_all()
+        result = self.session.summary
+        if self._summary_open and result is not None and isinstance(self.screen, SummaryScreen):
+            self.screen.show(self._summary_lines(result), self.lang)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.lang))

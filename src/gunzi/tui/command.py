@@ -76,11 +76,19 @@ def play_board(rules: str, option: list[str] | None, bots: str | None, seed: int
         typer.echo(f"check it with: gunzi replay {where}")
 
 
+def given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was on the command line (not its default). By the source's
+    name: Typer ships its own copy of Click's ParameterSource."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``play`` command to ``app``."""
 
     @app.command()
     def play(
+        ctx: typer.Context,
         rules: Annotated[
             str, typer.Option("--rules", "-r",
                               help="Preset: " + ", ".join([*PRESETS, "quoridor-2", "quoridor-4"]))
@@ -102,7 +110,7 @@ def register(app: typer.Typer) -> None:
                                         "language a resumed match was saved with"),
         ] = None,
         delay: Annotated[
-            float, typer.Option(help="Seconds between bot card plays (0 = instant)")
+            float, typer.Option(min=0.0, help="Seconds between bot card plays (0 = instant)")
         ] = 0.6,
         resume: Annotated[
             Path | None, typer.Option("--resume", help="Continue a match saved by gunzi play")
@@ -123,6 +131,13 @@ def register(app: typer.Typer) -> None:
         if rules.startswith("quoridor"):
             play_board(rules, option, bots, seed, lang or "zh", delay, record)
             return
+        if resume is not None:
+            ignored = [flag for name, flag in (("rules", "--rules"), ("option", "--option"),
+                                               ("seed", "--seed"))
+                       if given(ctx, name)]
+            if ignored:
+                typer.echo(f"note: {', '.join(ignored)} ignored: the rules and the seed come "
+                           f"from {resume}", err=True)
         try:
             session = build_session(rules=rules, option=option, bots=bots, seed=seed,
                                     resume=resume, record=record)
@@ -133,4 +148,7 @@ def register(app: typer.Typer) -> None:
         where = saved or session.record_path
         if where is not None and where.exists():
             typer.echo(f"record: {where}")
-            typer.echo(f"continue with: gunzi play --resume {where}")
+            if session.over:  # nothing left to continue
+                typer.echo(f"check it with: gunzi replay {where}")
+            else:
+                typer.echo(f"continue with: gunzi play --resume {where}")

@@ -33,6 +33,7 @@ TEXT: dict[str, dict[str, str]] = {
         "tribute": "进贡 {n}张 {giver}→{to}",
         "tribute.reversed": "(反贡)",
         "cards": "{n}张",
+        "cards.short": "{n}张",
         "dealer.mark": " 庄",
         "over": "比赛结束",
         "over.hands": "共{n}局",
@@ -128,8 +129,9 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.failed": "甩牌失败 {s}",
         "summary.game_points": "比赛积分 {s}",
         "summary.saved": "记录已保存: {path}",
-        "summary.continue": "Enter 继续 · q 保存退出",
-        "summary.quit": "q 退出",
+        "summary.continue": "Enter 继续 · q 保存退出 · l English",
+        "summary.quit": "q 退出 · l English",
+        "summary.unknown_key": "无效按键 {k} · Enter 继续 · q 保存退出 · l 切换语言",
         "team.us": "我方",
         "team.them": "对方",
         "team.us.obj": "我方",
@@ -145,8 +147,8 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.declare.suit": "{seat} 亮 {cards} 叫 {suit}",
         "ev.trump": "主: {suit}",
         "ev.kitty_flip": "翻底: {cards} → 庄家 {seat}",
-        "ev.tribute": "{seat} 进贡 {n}张给 {to} {cards}",
-        "ev.return": "{seat} 还 {n}张给 {to} {cards}",
+        "ev.tribute": "{seat} 进贡 {n}张给 {to}{cards}",
+        "ev.return": "{seat} 还 {n}张给 {to}{cards}",
         "ev.tribute_cancelled": "{seat} 的对家有三个大王: 不进贡",
         "ev.kitty_shown": "亮底: {cards}",
         "ev.dry_pot": "干锅!",
@@ -183,6 +185,7 @@ TEXT: dict[str, dict[str, str]] = {
         "tribute.reversed": "(reversed)",
         "cards": "{n} cards",
         "cards.1": "1 card",
+        "cards.short": "{n}",
         "dealer.mark": " D",
         "over": "Match over",
         "over.hands": "{n} hands",
@@ -282,8 +285,10 @@ TEXT: dict[str, dict[str, str]] = {
         "summary.failed": "Failed throws {s}",
         "summary.game_points": "Game points {s}",
         "summary.saved": "Record saved: {path}",
-        "summary.continue": "Enter to continue · q to save and quit",
-        "summary.quit": "q to quit",
+        "summary.continue": "Enter to continue · q to save and quit · l 中文",
+        "summary.quit": "q to quit · l 中文",
+        "summary.unknown_key": "Unknown key {k} · Enter to continue · q to save and quit · "
+                               "l to switch language",
         "team.us": "we",
         "team.them": "they",
         "team.us.obj": "us",
@@ -299,8 +304,10 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.declare.suit": "Declared by {seat}: {cards} naming {suit}",
         "ev.trump": "Trump: {suit}",
         "ev.kitty_flip": "Kitty turned: {cards} → dealer {seat}",
-        "ev.tribute": "Tribute {seat} → {to}: {n} {cards}",
-        "ev.return": "Return {seat} → {to}: {n} {cards}",
+        "ev.tribute": "Tribute ({n} cards) {seat} → {to}{cards}",
+        "ev.tribute.1": "Tribute (1 card) {seat} → {to}{cards}",
+        "ev.return": "Return ({n} cards) {seat} → {to}{cards}",
+        "ev.return.1": "Return (1 card) {seat} → {to}{cards}",
         "ev.tribute_cancelled": "{seat}'s partner holds three BJ: no tribute",
         "ev.kitty_shown": "Kitty shown: {cards}",
         "ev.dry_pot": "Dry pot!",
@@ -450,8 +457,9 @@ def event_text(ev: Mapping[str, Any], lang: str) -> Text | None:
     if kind == "kitty_flip":
         return Text(t(lang, "ev.kitty_flip", cards=cards(), seat=seat("dealer")))
     if kind in ("tribute", "return"):
+        given = cards()  # hidden from seats that neither give nor receive
         return Text(t(lang, f"ev.{kind}", seat=seat(), to=seat("to"), n=ev.get("n"),
-                      cards=cards()))
+                      cards=f": {given}" if given else ""))
     if kind == "tribute_cancelled":
         return Text(t(lang, "ev.tribute_cancelled", seat=seat("giver")))
     if kind == "kitty_shown":

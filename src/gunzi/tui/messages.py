@@ -118,9 +118,10 @@ REASONS: list[Entry] = [
     (r"the return must be (?P<n>\d+) side cards that are not point cards \((?P<a>\d+) such "
      r"card\(s\) here(?:, then (?P<b>\d+) other non-point card\(s\))?(?:, then (?P<any>\d+) "
      r"of any card\(s\))?\)",
-     "还牌要 {n} 张不是分牌的副牌 (你有 {a} 张⟨, 再加 {b} 张其他非分牌⟩⟨, 再加 {any} 张任意牌⟩)",
-     "the return must be {n} side cards that are not point cards ({a} such card(s) here"
-     "⟨, then {b} other non-point card(s)⟩⟨, then {any} of any card(s)⟩)"),
+     "还牌要 {n} 张不是分牌的副牌 (这次要还 {a} 张这样的牌⟨, 再还 {b} 张其他非分牌⟩⟨, 再还 {any} "
+     "张任意牌⟩)",
+     "the return must be {n} side cards that are not point cards (here: {a} such card(s) "
+     "required⟨, then {b} other non-point card(s)⟩⟨, then {any} card(s) of any kind⟩)"),
     # Burying, burying jokers.
     (r"must bury (?P<n>\d+) cards, not (?P<k>\d+)",
      "要扣 {n} 张底牌, 不是 {k} 张", "you must bury {n} cards, not {k}"),

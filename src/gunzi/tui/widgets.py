@@ -136,7 +136,8 @@ class HandView(Widget):
 
 class LogView(Widget):
     """The newest log lines that fit, measured when drawn (a size read earlier can be stale
-    while the card counter above it appears or goes)."""
+    while the card counter above it appears or goes). Long entries wrap, so they are wrapped
+    here at the panel's width and counted line by line: the newest entry is always shown."""
 
     DEFAULT_CSS = """
     LogView { height: 1fr; }
@@ -152,16 +153,60 @@ class LogView(Widget):
         self.lines = lines
         self.refresh()
 
+    def shown_lines(self, width: int, height: int) -> list[Text]:
+        """The screen lines below the title: whole entries, newest last."""
+        room = max(0, height - 1)
+        console = self.app.console
+        rows: list[Text] = []
+        for entry in reversed(self.lines):
+            wrapped = list(entry.wrap(console, max(1, width)))
+            if len(rows) + len(wrapped) > room:
+                if not rows:  # the newest alone is too long: its beginning
+                    rows = wrapped[:room]
+                break
+            rows[:0] = wrapped
+        return rows
+
     def render(self) -> RenderableType:
-        room = max(0, self.size.height - 1)
-        shown = self.lines[-room:] if room else []
         out = Text(self.title, style="bold underline")
-        for line in shown:
+        for line in self.shown_lines(self.size.width, self.size.height):
             out.append("\n")
             out.append_text(line)
-        out.no_wrap = True
-        out.overflow = "ellipsis"
         return out
+
+
+class TableView(Widget):
+    """The seats around the trick. The layouts come roomiest first (a compass of seat blocks,
+    then one line per seat), each with the width it needs; the first that fits the panel when
+    drawn is shown, since the top bar, the prompt, the hand and the status line around it
+    change height. The last layout is shown when none fits."""
+
+    DEFAULT_CSS = """
+    TableView { height: 1fr; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.layouts: list[tuple[RenderableType, int]] = []  # (layout, minimum width)
+        self.chosen = 0  # index of the layout drawn last (tests)
+
+    def show(self, layouts: list[tuple[RenderableType, int]]) -> None:
+        self.layouts = layouts
+        self.refresh()
+
+    def height_of(self, layout: RenderableType, width: int) -> int:
+        console = self.app.console
+        options = self.app.console_options.update_width(max(1, width)).update(height=None)
+        return len(console.render_lines(layout, options, pad=False))
+
+    def render(self) -> RenderableType:
+        if not self.layouts:
+            return Text("")
+        width, height = self.size
+        self.chosen = next((i for i, (layout, need) in enumerate(self.layouts[:-1])
+                            if width >= need and self.height_of(layout, width) <= height),
+                           len(self.layouts) - 1)
+        return self.layouts[self.chosen][0]
 
 
 # ------------------------------------------------------------------- screens
@@ -192,22 +237,46 @@ class HelpScreen(ModalScreen[None]):
 
 
 class SummaryScreen(ModalScreen[str]):
+    """The end-of-hand summary: Enter/Space/Esc continue, q saves and quits, l switches the
+    language (the app redraws it with :meth:`show`); any other key says which keys work."""
+
     DEFAULT_CSS = """
     SummaryScreen { align: center middle; }
     SummaryScreen > Static { width: auto; max-width: 90%; padding: 1 2; border: double $success;
                              background: $surface; }
     """
 
-    def __init__(self, lines: list[Text]) -> None:
+    IGNORED = ("ctrl+c", "tab", "shift+tab")
+
+    def __init__(self, lines: list[Text], lang: str) -> None:
         super().__init__()
         self.lines = lines
+        self.lang = lang
+        self.note = ""  # the unknown-key hint under the summary
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("\n").join(self.lines), id="summary")
+        yield Static(self._text(), id="summary")
 
-    def on_key(self, event: events.Key) -> None:
+    def _text(self) -> Text:
+        lines = list(self.lines)
+        if self.note:
+            lines.append(Text(self.note, style="bold red"))
+        return Text("\n").join(lines)
+
+    def show(self, lines: list[Text], lang: str) -> None:
+        self.lines = lines
+        self.lang = lang
+        self.note = ""
+        self.query_one("#summary", Static).update(self._text())
+
+    async def on_key(self, event: events.Key) -> None:
         event.stop()
         if event.key in ("enter", "space", "escape"):
             self.dismiss("continue")
         elif event.key in ("q", "ctrl+q"):
             self.dismiss("quit")
+        elif event.key == "l":
+            await self.app.run_action("language")
+        elif event.key not in self.IGNORED:
+            self.note = t(self.lang, "summary.unknown_key", k=event.key)
+            self.query_one("#summary", Static).update(self._text())
