@@ -96,3 +96,13 @@ def test_A5_tribute_and_return_errors_name_the_offered_cards_and_a_flat_rule_tag
             m.verify(A.return_(payee, bad))
         assert str(info.value).startswith(f"seat {payee} returns ")
         assert info.value.rule == "A5/I-6" and "[A5/I-6]" in str(info.value)
+
+
+def test_a_lead_of_more_copies_than_held_says_how_many_are_held() -> None:
+    from gunzi.engine import gunzi_tricks as GT
+
+    hand = [0] * 54
+    for c in cards("3S 9H"):
+        hand[c] += 1
+    assert GT.lead_error(cards("3S 3S 3S"), hand) == "does not hold 3S 3S 3S (holds only 3S)"
+    assert GT.lead_error(cards("AS AS"), hand) == "does not hold AS AS"

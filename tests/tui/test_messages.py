@@ -132,3 +132,12 @@ def test_wordings() -> None:
     assert engine_error("seat 2 does something new with AS [A9]", "zh") == "这样不符合规则 [A9]"
     assert engine_error("seat 2 does something new with AS [A9]", "en") == \
         "North does something new with A♠ [A9]"
+
+
+def test_partly_held_cards_say_what_the_hand_holds() -> None:
+    text = "seat 0 leads 3S 3S 3S: does not hold 3S 3S 3S (holds only 3S) [A7]"
+    assert engine_error(text, "zh") == "首出 3♠ 3♠ 3♠: 你手里没有 3♠ 3♠ 3♠ (只有 3♠) [A7]"
+    assert engine_error(text, "en") == \
+        "Lead 3♠ 3♠ 3♠: you do not hold 3♠ 3♠ 3♠ (you hold only 3♠) [A7]"
+    assert engine_error("seat 0 leads AS AS: does not hold AS AS [A7]", "en") == \
+        "Lead A♠ A♠: you do not hold A♠ A♠ [A7]"

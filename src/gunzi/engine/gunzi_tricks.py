@@ -27,9 +27,11 @@ def held_error(cards: Sequence[Card], hand: Sequence[int]) -> str | None:
     need: dict[Card, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1
-    missing = [c for c, k in need.items() if hand[c] < k]
+    missing = {c for c, k in need.items() if hand[c] < k}
     if missing:
-        return f"does not hold {_show(sorted(missing))}"
+        asked = sorted(c for c in cards if c in missing)
+        have = [c for c in sorted(missing) for _ in range(hand[c])]
+        return f"does not hold {_show(asked)}" + (f" (holds only {_show(have)})" if have else "")
     return None
 
 

@@ -67,7 +67,8 @@ REASONS: list[Entry] = [
      "首出必须是相同的牌 (单张、棒子或滚子); 打滚子不能出连牌、拖拉机或甩牌",
      "a lead must be identical cards (a single, a pair or a triple); Gunzi has no runs, "
      "tractors or throws"),
-    (rf"does not hold (?P<m_c>{CARDS})", "你手里没有 {m_c}", "you do not hold {m_c}"),
+    (rf"does not hold (?P<m_c>{CARDS})(?: \(holds only (?P<o_c>{CARDS})\))?",
+     "你手里没有 {m_c}⟨ (只有 {o_c})⟩", "you do not hold {m_c}⟨ (you hold only {o_c})⟩"),
     (rf"must play (?P<n>\d+) card\(s\) to follow (?P<l_c>{CARDS}), not (?P<k>\d+)",
      "跟 {l_c} 要出 {n} 张, 不是 {k} 张", "you must play {n} card(s) to follow {l_c}, not {k}"),
     (rf"must follow (?P<cls>\w+) with (?P<n>\d+) card\(s\): holds (?P<h_c>{CARDS})",
@@ -161,7 +162,8 @@ MESSAGES: list[Entry] = [
      "还没轮到你 (等待{who_s})", "not your turn (waiting for {who_s})"),
     # Held cards, for any decision.
     (rf"{SEAT} (?:declares|declares with|tributes|returns|buries) (?P<x_c>{CARDS}) but does "
-     rf"not hold (?P<m_c>{CARDS})", "你手里没有 {m_c}", "you do not hold {m_c}"),
+     rf"not hold (?P<m_c>{CARDS})(?: \(holds only (?P<o_c>{CARDS})\))?",
+     "你手里没有 {m_c}⟨ (只有 {o_c})⟩", "you do not hold {m_c}⟨ (you hold only {o_c})⟩"),
     # Declaring.
     (r"a declaration shows 1 to 3 cards", "亮主要亮 1 到 3 张牌",
      "a declaration shows 1 to 3 cards"),
