@@ -289,8 +289,7 @@ def replay(
         doubts.append(f"the header leaves out {', '.join(result.assumed)} (defaults assumed)")
     if strict and doubts:
         _replay_failed("; ".join(doubts), as_json)
-    hands = [{**records.summary(h), "deck_from_seed": ok}
-             for h, ok in zip(result.hands, result.seeded, strict=True)]
+    hands = records.hand_summaries(result)
     if as_json:
         _emit_json({"ok": True, "rules": result.header["rules"]["name"], "hands": hands,
                     "unseeded_deals": result.unseeded, "assumed_defaults": result.assumed})

@@ -248,6 +248,12 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     return out
 
 
+def hand_summaries(result: Replay) -> list[dict[str, Any]]:
+    """Each replayed hand's summary with whether its deck follows from its seed."""
+    return [{**summary(h), "deck_from_seed": ok}
+            for h, ok in zip(result.hands, result.seeded, strict=True)]
+
+
 def summary(hand: dict[str, Any]) -> dict[str, Any]:
     """The per-hand figures `gunzi replay` prints (docs/records.md, "Replaying")."""
     out = {
