@@ -4,7 +4,7 @@
 // table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
-import { t, applyI18n } from "./i18n.js";
+import { t, applyI18n, botName } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 import { TableSocket } from "./socket.js";
 
@@ -56,7 +56,7 @@ function wallRect(w, n) {
 function seatName(i) {
   const s = st.info && st.info.seats[i];
   if (!s) return String(i + 1);
-  const who = s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name || "?";
+  const who = s.kind === "bot" ? botName(s.bot) : s.name || "?";
   return i === st.seat ? `${who}（${t("bb_you")}）` : who;
 }
 
@@ -231,7 +231,7 @@ function renderOpen() {
     } else if (i === mine) {
       controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => seatCall(i, "DELETE", "", true) } }, t("leave_seat")));
     }
-    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name;
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botName(s.bot) : s.name;
     return h("li", { dataset: { seat: i } }, h("span.bb-dot", { style: `background:${COLORS[i]}` }, String(i + 1)), " ", h("b", who), " ", controls);
   });
   const full = info.seats.every((s) => s.kind !== "empty");
