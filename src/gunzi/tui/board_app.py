@@ -25,6 +25,7 @@ from gunzi.quoridor.bots import Bot, make_bot
 from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.records import dumps
 from gunzi.quoridor.rules import QuoridorRules
+from gunzi.tui.messages import engine_error
 
 HUMAN = 0
 PAWN_STYLES = ("bold white on blue", "bold white on red", "bold black on yellow",
@@ -217,7 +218,7 @@ class BoardApp(App[Path | None]):
         try:
             self.game.apply(action)
         except GunziError as exc:
-            self.message = self.t("illegal") + str(exc)
+            self.message = self.t("illegal") + engine_error(str(exc), self.lang)
             self.refresh_view()
             return False
         self.message = ""

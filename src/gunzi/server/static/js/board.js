@@ -203,7 +203,10 @@ function render() {
   $("bb-mode").hidden = $("bb-rotate").hidden = st.seat == null || v.is_over || !playing();
   $("bb-rotate").textContent = `${t("bb_rotate")} (${st.orient === "h" ? "—" : "|"})`;
   const confirm = $("bb-confirm");
-  confirm.hidden = !(st.pending && myTurn());
+  // Only a legal (green) preview can be confirmed; a red one says why not instead.
+  const pendingOk = !!st.pending && legal().has(wallName(st.pending));
+  confirm.hidden = !(pendingOk && myTurn());
+  $("bb-wall-note").hidden = !(st.pending && !pendingOk && myTurn());
   if (st.pending) $("bb-place").textContent = t("bb_confirm_wall", { w: wallName(st.pending) });
   $("bb-again").hidden = !(v.is_over && st.seat != null);
   const rec = $("btn-record");
