@@ -161,7 +161,8 @@ def _board_error(moves: list[tuple[int, str]], seat: int, text: str) -> str:
 def test_board_wall_errors_name_the_wall_in_the_way() -> None:
     crossing = _board_error([(0, "e8h")], 1, "e8v")
     assert crossing == "wall e8v crosses wall e8h at its middle [D walls]"
-    assert engine_error(crossing, "zh") == "木块 e8v 与木块 e8h 在中点十字交叉: 两块木块不能交叉 [D walls]"
+    assert engine_error(crossing, "zh") == \
+        "木块 e8v 与木块 e8h 在中点十字交叉: 两块木块不能交叉 [D walls]"
     assert engine_error(crossing, "en") == \
         "wall e8v would cross wall e8h at its middle: walls may not cross [D walls]"
     overlap = _board_error([(0, "e8h")], 1, "f8h")

@@ -221,7 +221,8 @@ MESSAGES += [
      "木块 {w} 会堵死 {pawn} 号棋子去终点的所有路: 每个棋子都必须留一条路",
      "wall {w} would cut every path of pawn {pawn} to its goal: every pawn must keep a path"),
     (rf"wall (?P<w>\S+) is off the board \(anchors run a1\.\.(?P<last>{SQ})\)",
-     "木块 {w} 超出棋盘 (锚点从 a1 到 {last})", "wall {w} is off the board (anchors run a1..{last})"),
+     "木块 {w} 超出棋盘 (锚点从 a1 到 {last})",
+     "wall {w} is off the board (anchors run a1..{last})"),
     (r"seat \d has no walls left", "你的木块已经用完了", "you have no walls left"),
     (r"a move must leave the square", "走棋必须离开原来的格子", "a move must leave the square"),
     (rf"(?P<to>{SQ}) is occupied by seat (?P<pawn>\d)", "{to} 上已经有 {pawn} 号棋子",
@@ -237,8 +238,10 @@ MESSAGES += [
     (r"square \(\d+, \d+\) is off the (?P<n>\d+)×\d+ board", "超出 {n}×{n} 的棋盘",
      "off the {n}×{n} board"),
     (r"passing is allowed only with no legal move and no legal wall",
-     "只有无路可走、也无木块可放时才能让过", "you may pass only with no legal move and no legal wall"),
-    (r"it is seat (?P<pawn>\d)'s turn, not seat \d's", "现在轮到 {pawn} 号", "it is pawn {pawn}'s turn"),
+     "只有无路可走、也无木块可放时才能让过",
+     "you may pass only with no legal move and no legal wall"),
+    (r"it is seat (?P<pawn>\d)'s turn, not seat \d's", "现在轮到 {pawn} 号",
+     "it is pawn {pawn}'s turn"),
     (r"the game is over", "对局已经结束", "the game is over"),
 ]
 
