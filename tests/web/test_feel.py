@@ -73,6 +73,8 @@ def test_reduced_motion_means_no_card_motion(hall: str, browser: Any, artifacts:
         plays = 0
         while plays < 6:
             page.wait_for_selector("#btn-hint:not([disabled])", timeout=60000)
+            if plays == 1 and page.evaluate("document.body.dataset.phase") == "play":
+                _select_by_keyboard(page)
             try:
                 page.click("#btn-hint")
                 page.wait_for_selector("#buttons button.suggested:not([disabled])", timeout=4000)
@@ -94,6 +96,20 @@ def test_reduced_motion_means_no_card_motion(hall: str, browser: Any, artifacts:
         assert not errors, errors
     finally:
         ctx.close()
+
+
+def _select_by_keyboard(page: Any) -> None:
+    """Space on a focused hand card selects it and the focus stays on that card."""
+    card = page.locator("#hand .card[role=button]").first
+    card.focus()
+    index = card.get_attribute("data-index")
+    page.keyboard.press("Space")
+    again = page.locator(f"#hand .card[data-index='{index}']")
+    assert again.get_attribute("aria-pressed") == "true"
+    assert "selected" in (again.get_attribute("class") or "")
+    assert page.evaluate("document.activeElement.dataset.index") == index
+    page.keyboard.press("Space")
+    assert again.get_attribute("aria-pressed") == "false"
 
 
 def _register(page: Any, name: str) -> None:

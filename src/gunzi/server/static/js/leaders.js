@@ -12,7 +12,10 @@ const S = { game: "gunzi", offset: 0, data: null };
 function playerUrl(id) { return "/player.html?p=" + encodeURIComponent(id); }
 
 function render() {
-  for (const g of GAMES) $("game-" + g).classList.toggle("on", g === S.game);
+  for (const g of GAMES) {
+    $("game-" + g).classList.toggle("on", g === S.game);
+    $("game-" + g).setAttribute("aria-selected", String(g === S.game));
+  }
   const body = clear($("ladder-rows"));
   const d = S.data;
   if (!d) return;

@@ -728,6 +728,9 @@ function renderPickup() {
 }
 
 function renderHand() {
+  // Keyboard play: a focused card keeps the focus across the re-render.
+  const focused = document.activeElement && document.activeElement.closest("#hand .card");
+  const refocus = focused ? focused.dataset.index : null;
   const box = clear($("hand"));
   const v = S.view;
   if (!v || !v.hand) {
@@ -758,11 +761,23 @@ function renderHand() {
       if (S.selected.has(i)) c.classList.add("selected");
       if (fresh.get(name)) { c.classList.add("fresh"); fresh.set(name, fresh.get(name) - 1); }
       c.addEventListener("click", () => onCardClick(i));
+      if (clickable) {
+        c.tabIndex = 0;
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-pressed", String(S.selected.has(i)));
+        c.addEventListener("keydown", (e) => {
+          if (e.key !== " " && e.key !== "Enter") return;
+          e.preventDefault();
+          e.stopPropagation(); // Enter on a card selects it; Enter elsewhere presses the button
+          onCardClick(i);
+        });
+      }
       group.append(c);
     }
     box.append(group);
   }
   $("hand-count").textContent = t("n_cards", { n: v.hand.length });
+  if (refocus != null) { const c = box.querySelector(`.card[data-index="${refocus}"]`); if (c) c.focus({ preventScroll: true }); }
 }
 
 function onCardClick(i) {
