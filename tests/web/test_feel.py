@@ -126,6 +126,7 @@ def test_sound_switch_is_remembered_per_account(hall: str, new_page: Any) -> Non
     table = page.url
     button = page.locator("#btn-sound")
     assert button.get_attribute("aria-pressed") == "true"  # on by default
+    assert button.get_attribute("aria-label") == "音效：开"
     _register(page, "snd" + secrets.token_hex(3))
     button.click()
     assert button.get_attribute("aria-pressed") == "false"
@@ -165,11 +166,16 @@ def test_first_meaningful_paint_of_a_table(hall: str, new_page: Any, artifacts: 
 
 
 def test_table_and_bot_names_are_localized(hall: str, new_page: Any) -> None:
-    names = (("zh", "的牌桌", "机器人（规则）"), ("en", "'s table", "Bot (rule)"))
-    for lang, table_suffix, bot in names:
+    names = (("zh", "的牌桌", "机器人", "规则", "机器人（规则）"),
+             ("en", "'s table", "Bot", "rule", "Bot (rule)"))
+    for lang, table_suffix, bot, kind, full in names:
         page = new_page(DESKTOP, lang=lang)
         guest_quick_play(page, hall, False)
         me = page.evaluate("fetch('/api/me').then((r) => r.json()).then((d) => d.user.name)")
         assert page.inner_text("#table-name") == me + table_suffix
         page.wait_for_selector("#seat-right .name")
+        # The seat shows 机器人 with its kind as a badge; the log names it in full.
         assert page.inner_text("#seat-right .name") == bot
+        assert page.inner_text("#seat-right .bot-badge") == kind
+        page.wait_for_selector(f".log-line:has-text('{full}')", state="attached", timeout=30000)
+        assert "bot:" not in page.inner_text("#log") and "·rule" not in page.inner_text("#log")

@@ -373,10 +373,11 @@ function renderSeats() {
     box.classList.toggle("dealer", !!(v && v.dealer === seat));
     const badges = h("span.badges");
     if (v && v.dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
-    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: t("bot") }, "AI"));
+    // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
+    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, t("bot_" + si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
     if (si && si.kind === "human" && !si.connected) badges.append(h("span.badge.off-badge", t("offline")));
-    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? botName(si.bot) : si.name) : t("empty_seat");
+    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short") : si.name) : t("empty_seat");
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),

@@ -152,7 +152,8 @@ export function langSwitch(button, onChange) {
 export function soundSwitch(button) {
   const label = () => {
     const on = Sound.enabled();
-    button.textContent = t(on ? "sound_on" : "sound_off");
+    button.textContent = on ? "🔊" : "🔇"; // an icon: the phone's top bar has little room
+    button.setAttribute("aria-label", t(on ? "sound_on" : "sound_off"));
     button.setAttribute("aria-pressed", String(on));
     button.title = t("sound_tip");
   };
