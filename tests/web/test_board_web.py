@@ -58,6 +58,8 @@ def test_desktop_wall_preview_place_and_move(hall: str, new_page: Any, artifacts
     assert page.locator("#bb-board .bb-wall[data-wall='e5v']").count() == 0
     move_pawn(page)
     page.screenshot(path=str(artifacts / "board-after-move.png"))
+    cues = page.evaluate("import('/js/sound.js').then((m) => m.Sound.recent.map((c) => c.name))")
+    assert {"turn", "play_other"} <= set(cues), cues  # the bot moved, then our turn came
     page.click("#btn-lang")
     assert "walls" in page.inner_text("#bb-seats")
 

@@ -2,10 +2,11 @@
 failed throw, summary, replay and ladder. Run by ``make screenshots`` (GUNZI_SCREENSHOTS=1)
 into test-artifacts/screenshots/ (git-ignored); skipped in the normal test run.
 
-Seeds are the hall's own, so the script steers to each state: a classic-2 table where we
-lead two low singles of one suit (a throw that another seat can nearly always beat: a
-failed throw), then 打滚子 hands until a tribute is due (the second hand or later). We
-declare whenever we can, so that we are likely the dealer and bury.
+Seeds are the hall's own, so the script steers to each state: a classic-2 table with slow
+bots where we lead two low singles of one suit (a throw that another seat can nearly
+always beat: a failed throw), then 打滚子 hands with fast bots until a tribute is due (the
+second hand or later). We declare whenever we can, so that we are likely the dealer and
+bury.
 """
 
 from __future__ import annotations
@@ -39,6 +40,18 @@ def quick_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("shots-hall")
     port = free_port()
     proc = start_hall(data, port, hand_pause=3)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_hall(proc)
+
+
+@pytest.fixture(scope="module")
+def slow_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Bots that take 0.4 s: the failed throw's trick is still on the table for the still."""
+    data = tmp_path_factory.mktemp("shots-slow-hall")
+    port = free_port()
+    proc = start_hall(data, port, bot_delay=0.4)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -95,14 +108,19 @@ def try_throw(page: Any) -> bool:
 
 
 def decide(page: Any, shots: Shots, *, throw: bool = False) -> None:
-    """Decide by hint until the summary opens, screenshotting each phase once."""
+    """Decide by hint until the summary opens (or, with ``throw``, until a failed throw),
+    screenshotting each phase once."""
     t0 = time.monotonic()
-    thrown = False
     while time.monotonic() - t0 < HAND_S:
         if page.locator("#summary[open]").count():
             return
         if page.locator("#info .tribute-chip").count():
             shots.take("tribute")
+        if page.locator("#autopass:checked").count():
+            # Pass by hand: the draw then waits for us, and no ask slips by during a wait.
+            with contextlib.suppress(Exception):
+                page.click("#autopass", timeout=2000)
+            continue
         phase = page.evaluate("document.body.dataset.phase")
         if phase == "draw" and page.evaluate("document.querySelectorAll('#hand .card').length") > 8:
             shots.take("draw")
@@ -117,15 +135,14 @@ def decide(page: Any, shots: Shots, *, throw: bool = False) -> None:
             continue
         if phase in ("tribute", "return", "bury", "play"):
             shots.take(phase)
-        if throw and not thrown and my_lead(page) and try_throw(page):
+        if throw and my_lead(page) and try_throw(page):
             failed = page.locator(".log-line.ev-play", has_text=re.compile("甩牌失败|failed throw"))
             try:
                 failed.first.wait_for(state="attached", timeout=1500)
             except Exception:  # the throw held (or was refused): try at the next lead
                 continue
-            thrown = True
-            shots.take("failed-throw", settle=0)  # before the bots finish the trick
-            continue
+            shots.take("failed-throw", settle=200)
+            return
         try:
             page.click("#btn-hint")
             page.wait_for_selector("#buttons button.suggested:not([disabled])", timeout=4000)
@@ -136,7 +153,7 @@ def decide(page: Any, shots: Shots, *, throw: bool = False) -> None:
 
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
-def test_screenshot_set(quick_hall: str, browser: Any, device: str) -> None:
+def test_screenshot_set(quick_hall: str, slow_hall: str, browser: Any, device: str) -> None:
     # Reduced motion: stills show the state, not cards caught in flight.
     ctx = browser.new_context(**(PHONE_812 if device == "phone" else DESKTOP),
                               reduced_motion="reduce")
@@ -144,16 +161,15 @@ def test_screenshot_set(quick_hall: str, browser: Any, device: str) -> None:
     page.set_default_timeout(20000)
     shots = Shots(page, device)
     try:
+        quick(page, slow_hall, "classic-2")
+        decide(page, shots, throw=True)
         goto(page, quick_hall + "/")
         shots.take("lobby")
-        quick(page, quick_hall, "classic-2")
-        decide(page, shots, throw=True)
-        shots.take("summary")
-        page.click("#btn-summary-close")
         # 打滚子 until a tribute shows (none in a round's first hand)
         quick(page, quick_hall, "gunzi")
         for _ in range(6):
             decide(page, shots)
+            shots.take("summary")
             if {"tribute", "bury"} <= shots.taken:
                 break
             page.click("#btn-summary-close")

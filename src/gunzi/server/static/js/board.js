@@ -5,7 +5,8 @@
 
 import { api } from "./api.js";
 import { t, applyI18n, botName } from "./i18n.js";
-import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
+import { Sound } from "./sound.js";
 import { TableSocket } from "./socket.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -263,10 +264,21 @@ function onFrame(f) {
   if (f.t === "welcome") { st.seat = f.seat; st.info = f.table; }
   else if (f.t === "table") st.info = f.table;
   else if (f.t === "snapshot" || f.t === "events") {
+    const wasMine = myTurn();
     st.view = f.view;
     if (st.pending && !myTurn()) st.pending = null;
+    if (f.t === "events") boardCue(f.events || [], wasMine);
   } else if (f.t === "error") toast(f.message, "error");
   render();
+}
+
+/** One cue per frame: the game's end, else a move or wall, and a chime when it is our turn. */
+function boardCue(events, wasMine) {
+  const end = events.find((e) => e.type === "end");
+  const acted = events.find((e) => e.type === "move" || e.type === "wall");
+  if (end) Sound.play(end.winner === st.seat ? "end_win" : "end_lose");
+  else if (acted) Sound.play(acted.seat === st.seat ? "play" : "play_other");
+  if (!wasMine && myTurn()) setTimeout(() => { if (myTurn()) Sound.play("turn"); }, 150);
 }
 
 async function quick(preset) {
@@ -280,6 +292,7 @@ async function main() {
   applyI18n(document);
   await loadMe();
   accountBar($("account"));
+  soundSwitch($("btn-sound"));
   langSwitch($("btn-lang"), render);
   $("bb-mode").addEventListener("click", () => { st.mode = st.mode === "wall" ? "move" : "wall"; st.hover = null; render(); });
   $("bb-rotate").addEventListener("click", () => {

@@ -97,10 +97,3 @@ export function sweepTo(rects, target, { ms = SWEEP_MS } = {}) {
 export function snapshotCards(root) {
   return [...root.querySelectorAll(".card")].map((node) => ({ rect: node.getBoundingClientRect(), node }));
 }
-
-/** A short horizontal shake (a refused selection); no-op under reduced motion. */
-export function shake(el) {
-  if (!motionOn() || !el) return;
-  el.animate([{ transform: "none" }, { transform: "translateX(-6px)" }, { transform: "translateX(6px)" },
-    { transform: "translateX(-3px)" }, { transform: "none" }], { duration: 300, easing: "ease-out" });
-}

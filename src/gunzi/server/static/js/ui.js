@@ -148,11 +148,16 @@ export function langSwitch(button, onChange) {
   });
 }
 
+const SPEAKER = '<path d="M4 9h4l5-4v14l-5-4H4z"/>';
+const SOUND_ON_SVG = `<svg class="sound-icon" viewBox="0 0 24 24" aria-hidden="true">${SPEAKER}<path d="M16 9a4 4 0 0 1 0 6M18.5 6.5a8 8 0 0 1 0 11"/></svg>`;
+const SOUND_OFF_SVG = `<svg class="sound-icon" viewBox="0 0 24 24" aria-hidden="true">${SPEAKER}<path d="M16 9l5 6M21 9l-5 6"/></svg>`;
+
 /** The sound on/off switch (a toggle button); the choice follows the signed-in account. */
 export function soundSwitch(button) {
   const label = () => {
     const on = Sound.enabled();
-    button.textContent = on ? "🔊" : "🔇"; // an icon: the phone's top bar has little room
+    // An icon (inline SVG: emoji fonts are not everywhere): the phone's top bar is narrow.
+    button.innerHTML = on ? SOUND_ON_SVG : SOUND_OFF_SVG;
     button.setAttribute("aria-label", t(on ? "sound_on" : "sound_off"));
     button.setAttribute("aria-pressed", String(on));
     button.title = t("sound_tip");
