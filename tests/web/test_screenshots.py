@@ -34,28 +34,24 @@ PHONE_812 = {**PHONE, "viewport": {"width": 375, "height": 812}}
 HAND_S = 240
 
 
-@pytest.fixture(scope="module")
-def quick_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A hall whose next hand starts 3 s after the summary (to reach a tribute)."""
-    data = tmp_path_factory.mktemp("shots-hall")
-    port = free_port()
-    proc = start_hall(data, port, hand_pause=3)
+def _hall(factory: pytest.TempPathFactory, name: str, **options: float) -> Iterator[str]:
+    proc = start_hall(factory.mktemp(name), port := free_port(), **options)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_hall(proc)
+
+
+@pytest.fixture(scope="module")
+def quick_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A hall whose next hand starts 3 s after the summary (to reach a tribute)."""
+    yield from _hall(tmp_path_factory, "shots-hall", hand_pause=3)
 
 
 @pytest.fixture(scope="module")
 def slow_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Bots that take 0.4 s: the failed throw's trick is still on the table for the still."""
-    data = tmp_path_factory.mktemp("shots-slow-hall")
-    port = free_port()
-    proc = start_hall(data, port, bot_delay=0.4)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_hall(proc)
+    yield from _hall(tmp_path_factory, "shots-slow-hall", bot_delay=0.4)
 
 
 class Shots:
