@@ -757,11 +757,14 @@ export function applyI18n(root) {
   for (const e of root.querySelectorAll("[data-i18n-label]")) e.setAttribute("aria-label", t(e.dataset.i18nLabel));
 }
 
-/** A bot's display name: 机器人（规则） / Bot (rule); an unknown kind is shown as it is. */
-export function botName(bot) {
+/** A bot's kind in words: 规则 / rule; an unknown kind is shown as it is. */
+export function botKind(bot) {
   const key = "bot_" + bot;
-  return t("bot_name", { bot: DICTS[lang][key] || zh[key] ? t(key) : bot });
+  return DICTS[lang][key] || zh[key] ? t(key) : bot;
 }
+
+/** A bot's display name: 机器人（规则） / Bot (rule). */
+export function botName(bot) { return t("bot_name", { bot: botKind(bot) }); }
 
 /** A seat name from a record or a ladder ("bot:rule" for bots, else the player's name). */
 export function playerName(raw) {

@@ -4,7 +4,7 @@
 
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
-import { t, getLang, applyI18n, seatRel, suitName, botName, tableName, titleTip } from "./i18n.js";
+import { t, getLang, applyI18n, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
@@ -374,7 +374,7 @@ function renderSeats() {
     const badges = h("span.badges");
     if (v && v.dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
     // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
-    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, t("bot_" + si.bot)));
+    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, botKind(si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
     if (si && si.kind === "human" && !si.connected) badges.append(h("span.badge.off-badge", t("offline")));
     const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short") : si.name) : t("empty_seat");
