@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE, missing
+from .test_a11y import serious
 from .test_web import guest_quick_play, play_hand
 
 REASON = missing()
@@ -59,6 +60,8 @@ def test_whole_hand_sounds_motion_no_console_errors(hall: str, new_page: Any, ar
     anims = page.evaluate("window.__anims")
     assert anims["seen"] >= 20, anims  # dealing, plays and sweeps all animate
     assert not errors, errors
+    page.wait_for_selector("#summary[open]")
+    assert not serious(page), serious(page)  # the end-of-hand summary passes axe too
 
 
 def test_reduced_motion_means_no_card_motion(hall: str, browser: Any, artifacts: Path) -> None:
