@@ -302,6 +302,37 @@ def test_replay_unreadable_files_print_json_errors(tmp_path: Path) -> None:
     assert "line 2 is not JSON" in json.loads(result.output)["error"]
 
 
+
+def test_a_corrupt_record_says_where_and_what(tmp_path: Path) -> None:
+    """A raw tab inside a string (column 27 of line 1): the line, the column and a sentence,
+    not the JSON parser's cut message 'Invalid control character at'."""
+    corrupt = tmp_path / "corrupt.jsonl"
+    corrupt.write_text('{"type": "header", "x": "a\tb"}\n', encoding="utf-8")
+    result = invoke("replay", str(corrupt))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "line 1 is not JSON: invalid control character at column 27 (a tab or line break "
+        "inside a string must be written \\t or \\n)")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"type": "header"}\n{"type": "deal", \n', encoding="utf-8")
+    assert invoke("replay", str(cut)).stderr.strip() == (
+        "line 2 is not JSON: the line ends at column 16 before its JSON value is complete "
+        "(cut short?)")
+
+
+def test_review_of_a_missing_or_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    result = invoke("review", str(missing))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"cannot read {missing}: No such file or directory"
+    assert "Errno" not in result.output
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe not text")
+    result = invoke("review", str(binary))
+    assert result.exit_code == 2 and "not UTF-8 text" in result.stderr
+    assert invoke("replay", str(missing)).exit_code == 2  # the same as replay
+
+
 def _table_rows(output: str) -> list[list[str]]:
     """The cells of a rich table's one-line rows (the first cell is a number)."""
     rows = []
