@@ -168,3 +168,17 @@ def test_play_resumes_a_board_game_and_names_the_right_command(
     res = runner.invoke(cli_app, ["play", "-r", "quoridor-9"])
     assert res.exit_code == 2
     assert "gunzi, classic-1, classic-2, classic-3, quoridor-2, quoridor-4" in res.stderr
+
+
+def test_a_failed_save_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    app = BoardApp(preset("quoridor-2"), ["random"], seed=1, delay=0,
+                   record=tmp_path / "no-such-dir" / "q.jsonl")
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.game.turns == 2  # the move and the bot's reply were made
+            assert app.message == "保存失败: No such file or directory"
+
+    run(body)

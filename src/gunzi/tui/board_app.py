@@ -42,7 +42,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "dist": "步数", "mode.move": "走棋", "mode.wall": "放木块",
         "keys": "方向键 移动光标  回车/空格 确定  w 走棋/放木块  r 转向  l English  q 退出",
         "won": "获胜！", "draw": "平局（回合上限）", "illegal": "不行：", "over": "对局结束",
-        "thinking": "电脑思考中…", "resumed": "已从 {path} 继续（第 {turn} 手之后）",
+        "thinking": "电脑思考中…", "resumed": "已从 {path} 继续（已下 {turn} 手）",
+        "save_failed": "保存失败: {err}",
     },
     "en": {
         "title": "Bubu Weiying (Quoridor)", "you": "you", "bot": "bot", "turn": "to move",
@@ -51,6 +52,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "won": "wins!", "draw": "draw (turn limit)", "illegal": "Not allowed: ",
         "over": "game over", "thinking": "bot thinking…",
         "resumed": "Resumed from {path} (after {turn} turns)",
+        "save_failed": "Saving failed: {err}",
     },
 }
 
@@ -267,9 +269,12 @@ class BoardApp(App[Path | None]):
         if self.record is None:
             return
         tmp = self.record.with_name(self.record.name + ".tmp")
-        tmp.write_text(records.dumps(self.game, self.bot_names, {"tui": self.tui_field()}),
-                       encoding="utf-8")
-        tmp.replace(self.record)
+        try:
+            tmp.write_text(records.dumps(self.game, self.bot_names, {"tui": self.tui_field()}),
+                           encoding="utf-8")
+            tmp.replace(self.record)
+        except OSError as exc:  # a full disk must not end the game: say so, play on
+            self.message = self.t("save_failed").format(err=exc.strerror or exc)
 
     def action_cursor(self, dr: int, dc: int) -> None:
         top = self.n - 2 if self.wall_mode else self.n - 1
