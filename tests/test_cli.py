@@ -698,3 +698,14 @@ def test_every_help_shows_flags_as_flags_and_no_markup() -> None:
             board = words[0] in ("simulate", "play", "arena")
             listed = presets.listing(presets.ALL if board else presets.CARDS)
             assert f"Preset: {listed} " in flat(text), (words, text)
+
+
+def test_board_replay_text_reads_per_seat(tmp_path: Path) -> None:
+    run_json("simulate", "--rules", "quoridor-4", "--hands", "1", "--seed", "2", "--records",
+             str(tmp_path), "--json")
+    path = next(tmp_path.glob("*.jsonl"))
+    data = run_json("replay", str(path), "--json")
+    text = flat(invoke("replay", str(path)).output)
+    assert "[" not in text and "'" not in text  # no Python list text
+    left = " · ".join(f"seat {i}: {n}" for i, n in enumerate(data["walls_left"]))
+    assert f"walls left {left}" in text and f"turns {data['turns']}" in text

@@ -272,26 +272,29 @@ FIGURE_LABELS = {
     "wins": "wins per seat",
     "wins_by_bot": "wins per bot",
     "walls_placed_mean": "mean walls placed",
+    "walls_placed": "walls placed",
+    "walls_left": "walls left",
+    "positions": "pawns",
     "legal_actions_us": "legal_actions (µs per call)",
     "view_us": "view (µs per call)",
 }
 
 
 def _figure(key: str, value: Any) -> str:
-    """One figure as a person reads it: rates in %, per-seat lists named, mappings listed."""
+    """One figure as a person reads it: rates in %, lists per seat (or bot), mappings listed."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.2%}" if key.endswith("_rate") else f"{value:,.2f}"
     if isinstance(value, list):
-        who = "seat" if key == "wins" else "bot"
+        who = "bot" if key == "wins_by_bot" else "seat"
         return " · ".join(f"{who} {i}: {v}" for i, v in enumerate(value)) or "–"
     if isinstance(value, dict):
         return " · ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) or "–"
     return "–" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def _figures_table(title: str, figures: dict[str, Any]) -> Table:
+def _figures_table(title: str | None, figures: dict[str, Any]) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_header=False)
     table.add_column("figure", style="bold")
     table.add_column("value", overflow="fold")
@@ -423,8 +426,7 @@ def _replay_board(file: Path, lines: list[dict[str, Any]], as_json: bool) -> Non
         _emit_json({"ok": True, **summary})
     else:
         console.print(f"{file}: {summary['rules']}, {summary['turns']} turns, all actions legal")
-        for key, value in summary.items():
-            console.print(f"  {key}: {value}")
+        console.print(_figures_table(None, summary))
 
 
 RULES_GAMES = ("cards", "quoridor", "ladder")
