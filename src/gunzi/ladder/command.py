@@ -17,7 +17,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON")]
 
 
 def titles_cmd(as_json: JsonOpt = False) -> None:
-    """The 25 titles by ladder total (RULES.md Part C), lowest first."""
+    """The 25 titles by ladder total (docs/rules.md Part C), lowest first."""
     rows = [{"name": name, "threshold": threshold} for name, threshold in titles()]
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False))
