@@ -480,12 +480,13 @@ def _register_subsystems() -> None:
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
+    from gunzi.server.ladder_command import register as register_ladder_top
     from gunzi.tui.command import register as register_tui
 
     register_server(app)
     register_tui(app)
     register_arena(app)
-    register_ladder(app)
+    register_ladder_top(register_ladder(app))
     register_review(app)
 
 
