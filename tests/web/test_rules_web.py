@@ -70,6 +70,10 @@ def test_rules_page_from_a_table_marks_its_option(hall: str, new_page: Any, devi
     page.click("#btn-create")
     page.wait_for_url(re.compile(r".*/table\.html\?t=.*"))
     table_id = page.evaluate("new URLSearchParams(location.search).get('t')")
+    page.wait_for_selector("body[data-ready]", state="attached")
+    box = page.locator("#link-rules").bounding_box()  # in the top bar, on screen
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
+    page.screenshot(path=str(artifacts / f"rules-link-table-{device}.png"))
 
     page.click("#link-rules")
     page.wait_for_url(re.compile(r".*/rules\?lang=zh&table=.*"))
