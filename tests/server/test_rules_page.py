@@ -35,6 +35,7 @@ def test_table_with_a_changed_option(client: TestClient) -> None:
     block = page.split('id="I-12"', 1)[1].split("</div>", 1)[0]
     assert "This table: <code>false</code>" in block and "preset classic-2: <code>false" in block
     assert f'href="/table.html?t={tid}"' in page
+    assert '<a href="#B">Part B</a>' in page  # classic 升级
     zh = client.get(f"/rules?lang=zh&table={tid}").text
     assert ACTIVE.findall(zh) == [("I-8", "keep_deal")]
     assert "本桌：<code>partner</code>" in zh
@@ -45,6 +46,9 @@ def test_rule_set_from_the_query(client: TestClient) -> None:
                                         ("o", "jumps=true"), ("o", "board_size=7")]).text
     assert sorted(ACTIVE.findall(page)) == [("I-14", "board_size"), ("I-15", "jumps")]
     assert "This rule set: <code>true</code>" in page
+    assert '<a href="#D">Part D</a>' in page
+    plain = client.get("/rules?lang=zh&preset=gunzi").text
+    assert "这套规则用预设 gunzi，选项都是默认值。" in plain and '<a href="#A">Part A</a>' in plain
 
 
 def test_bad_input_is_a_clear_refusal(client: TestClient) -> None:

@@ -46,6 +46,7 @@ TEXTS = {
         "table_who": "Table {id}", "rules_who": "This rule set",
         "no_table": "No table {id}.", "bad_rules": "These rules cannot be shown: {error}",
         "too_many": "At most {n} options (o=...) at once.",
+        "part": "Its game's rules: {link}.",
     },
     "zh": {
         "title": "规则", "lobby": "大厅", "table": "回到牌桌", "other": "English",
@@ -56,6 +57,7 @@ TEXTS = {
         "table_who": "牌桌 {id} ", "rules_who": "这套规则",
         "no_table": "没有牌桌 {id}。", "bad_rules": "无法显示这套规则：{error}",
         "too_many": "一次最多 {n} 个选项（o=...）。",
+        "part": "这个游戏的规则：{link}。",
     },
 }
 
@@ -155,11 +157,21 @@ def render_body(lang: str, marks: Marks | None = None) -> str:
     return str(md.renderer.render(tokens, md.options, {"marks": marks}))
 
 
+def _part(marks: Marks) -> str:
+    """The Part of the document whose game the rule set plays."""
+    if "players" in marks.values:
+        return "D"
+    return "A" if marks.values.get("game") == card_rules.GUNZI else "B"
+
+
 def _summary(lang: str, marks: Marks) -> str:
     t = marks.texts
     who, preset = escape(marks.who), escape(marks.preset)
+    part = _part(marks)
+    game = t["part"].format(link=f'<a href="#{part}">Part {part}</a>')
     if not marks.changed:
-        return f'<p class="rules-summary">{t["unchanged"].format(who=who, preset=preset)}</p>'
+        return (f'<div class="rules-summary"><p>{t["unchanged"].format(who=who, preset=preset)}'
+                f" {game}</p></div>")
     _, tokens = _document(lang)
     anchors = {tok.meta["option"]: tok.attrGet("id") for tok in tokens
                if tok.type == "paragraph_open" and tok.meta and tok.meta["option"]}
@@ -167,7 +179,7 @@ def _summary(lang: str, marks: Marks) -> str:
         f'<li><a href="#{escape(str(anchors.get(k, "")))}"><code>{escape(k)}='
         f'{escape(value_text(marks.values[k]))}</code></a></li>' for k in marks.changed)
     return (f'<div class="rules-summary"><p>{t["changed"].format(who=who, preset=preset)}</p>'
-            f"<ul>{items}</ul></div>")
+            f"<ul>{items}</ul><p>{game}</p></div>")
 
 
 def _catalog_for(preset: str) -> Catalog[Any]:
@@ -220,7 +232,7 @@ def page(lang: str, body: str, *, back: str | None, switch: str) -> str:
 <header class="topbar">
   <nav class="tools"><a class="button small" href="/" id="link-lobby">{t["lobby"]}</a>
   {back_link}<a class="button small lang" id="link-lang" href="{escape(switch)}"
-  hreflang="{other}" lang="{other}" aria-label="{t["other_label"]}">{t["other"]}</a></nav>
+  hreflang="{other}" lang="{other}" title="{t["other_label"]}">{t["other"]}</a></nav>
 </header>
 <main class="rules-doc">
 {body}
