@@ -62,10 +62,6 @@ TEXTS = {
 }
 
 
-def _md() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False}).enable("table")
-
-
 def _mark(tokens: list[Token]) -> list[Token]:
     """Give clause headings and option paragraphs their ids (once per language)."""
     for i, tok in enumerate(tokens[:-1]):
@@ -74,7 +70,7 @@ def _mark(tokens: list[Token]) -> list[Token]:
             tok.attrSet("id", m.group(1))  # "Part B" is clause B
         elif tok.type == "paragraph_open" and tok.level == 0 and (
                 m := OPTION_BLOCK.match(content)) and (m.group(1) or m.group(2)):
-            tok.meta = {"interp": m.group(1), "option": m.group(2)}
+            tok.meta = {"option": m.group(2)}  # None: an [I-n] that is no option yet
             tok.attrSet("id", m.group(1) or f"opt-{m.group(2)}")
         for child in tok.children or ():
             if child.type == "link_open" and str(child.attrGet("href")) in DOC_LINKS:
@@ -84,7 +80,7 @@ def _mark(tokens: list[Token]) -> list[Token]:
 
 @cache
 def _document(lang: str) -> tuple[MarkdownIt, list[Token]]:
-    md = _md()
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")  # no raw HTML passes
     md.add_render_rule("paragraph_open", _open_block)
     md.add_render_rule("paragraph_close", _close_block)
     return md, _mark(md.parse(rulebook.text(lang)))
