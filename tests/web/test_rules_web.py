@@ -75,7 +75,9 @@ def test_rules_page_from_a_table_marks_its_option(hall: str, new_page: Any, devi
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
     page.screenshot(path=str(artifacts / f"rules-link-table-{device}.png"))
 
-    page.click("#link-rules")
+    with page.expect_popup() as popup:  # a new tab: the seat stays connected
+        page.click("#link-rules")
+    table_page, page = page, popup.value
     page.wait_for_url(re.compile(r".*/rules\?lang=zh&table=.*"))
     assert page.locator("h1").inner_text() == HEADINGS["zh"]
     marked = page.locator(".rule-option.active")
@@ -104,6 +106,7 @@ def test_rules_page_from_a_table_marks_its_option(hall: str, new_page: Any, devi
     assert re.search(r"This table:\s*live", marked.inner_text())
     page.screenshot(path=str(artifacts / f"rules-table-en-{device}.png"))
 
+    assert table_page.url.endswith(f"/table.html?t={table_id}")  # still at its table
     page.click("text=Back to the table")
     page.wait_for_url(re.compile(rf".*/table\.html\?t={table_id}$"))
 
@@ -117,7 +120,9 @@ def test_rules_page_from_a_board_table(hall: str, new_page: Any) -> None:
     page.click("#btn-bb-2")
     page.wait_for_url(re.compile(r".*/board\.html\?t=.*"))
     page.wait_for_function("document.getElementById('link-rules').href.includes('table=')")
-    page.click("#link-rules")
+    with page.expect_popup() as popup:
+        page.click("#link-rules")
+    page = popup.value
     page.wait_for_url(re.compile(r".*/rules\?lang=en&table=.*"))
     assert "false" in page.locator("[id='I-15'] .table-value").inner_text()  # jumps: default
     assert page.locator(".rule-option.active").count() == 0
