@@ -115,7 +115,7 @@ def _cites(m: Match, action: A.Action, kind: type[Exception]) -> str:
 
 
 def test_classic_errors_cite_part_b_not_the_gunzi_clauses() -> None:
-    """Classic 升级 is RULES.md Part B: its bury, declaring and turn errors cite B, never a
+    """Classic 升级 is Part B of docs/rules.md: its bury, declaring and turn errors cite B, never a
     bare Part A clause of 打滚子 (A4 declaring, A6.3 burying, ...)."""
     m = deal_match("classic-2", first_seat=0, hands=["2S", None, None, None])
     assert m.phase is Phase.DRAW and m.current == 0

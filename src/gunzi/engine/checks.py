@@ -22,7 +22,7 @@ SEED_LIMIT = 2**256
 
 
 def clause(m: Match, part_a: str, classic: str = "B") -> str:
-    """The RULES.md clause an error cites: ``part_a`` in 打滚子; classic 升级 cites its own
+    """The clause of docs/rules.md an error cites: ``part_a`` in 打滚子; classic 升级 cites its own
     Part B (no numbered sub-clauses), with the Part A clause it adopts where it says so
     (``B/A4.2``: Part B declares "with the A4.2 overturn ladder")."""
     return part_a if m.rules.is_gunzi else classic
