@@ -524,7 +524,7 @@ def rules_cmd(
     """Every rule option: its docs/rules.md clause, meaning, allowed values and each preset's value.
 
     Card games first, then 步步为营 and the ladder; the rules text's path comes first
-    (``--json``: ``documents``, the path per language).
+    (with --json: "documents", the path per language).
     """
     if game is not None and game not in RULES_GAMES:
         errors.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
