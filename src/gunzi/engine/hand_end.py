@@ -136,7 +136,7 @@ def score_classic(m: Match) -> dict[str, Any]:
         mult = CT.kitty_multiplier(shape, rules.kitty_multiplier)
     score = m.points[ateam] + kitty_pts * mult
     shift = 0
-    if rules.throw_penalty == "points":  # [I-28]; the score never drops below 0
+    if rules.throw_penalty_points:  # [I-28]; the score never drops below 0
         shift = scoring.throw_penalty_shift(
             m.hand_failed_throws, dteam, rules.throw_penalty_points)
         score = max(0, score + shift)
@@ -175,7 +175,7 @@ def score_classic(m: Match) -> dict[str, Any]:
         "round_end": "passed-A" if game_over else None,
         "round_winner": team if game_over else None,
     }
-    if rules.throw_penalty == "points":
+    if rules.throw_penalty_points:
         result["throw_penalty_points"] = shift
     if game_over:
         final = (m.levels[0], m.levels[1])

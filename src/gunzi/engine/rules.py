@@ -95,11 +95,10 @@ OPTIONS: dict[str, Option] = {
         _variant("draw_protection", ("none", "longer-tuples"), "B [I-27]",
                "Trick draw policy: a held triple must be split to follow pairs ('none'), or a "
                "longer tuple is never drawn to follow a shorter one ('longer-tuples')."),
-        _variant("throw_penalty", ("ladder", "none", "points"), "B [I-28]",
-               "A failed throw costs the thrower 1 ladder point, nothing, or "
-               "throw_penalty_points card points to its team's opponents."),
-        _variant("throw_penalty_points", (10, 5, 20, 30, 40), "B [I-28]",
-               "Card points per failed throw when throw_penalty is 'points'."),
+        _variant("throw_penalty", ("ladder", "none", "points-5", "points-10", "points-20",
+                                   "points-30", "points-40"), "B [I-28]",
+                 "A failed throw costs the thrower 1 ladder point, nothing, or that many card "
+                 "points to its team's opponents ('points-N')."),
         _variant("must_defend", ("A", "none", "5-10-K-A", "5-10-K"), "B [I-29]",
                "Levels a gain stops on and that a team leaves only by winning as the dealer "
                "team ('none': a gain past A ends the game at once)."),
@@ -152,7 +151,6 @@ class Ruleset:
     short_tractor_follow: str = "tractor"
     draw_protection: str = "none"
     throw_penalty: str = "ladder"
-    throw_penalty_points: int = 10
     must_defend: str = "A"
     no_declaration: str = "kitty-card"
     rounds: int = 1
@@ -207,6 +205,12 @@ class Ruleset:
     def is_gunzi(self) -> bool:
         return self.game == GUNZI
 
+    @property
+    def throw_penalty_points(self) -> int:
+        """[I-28] card points a failed throw gives the thrower's opponents (0: none)."""
+        kind, _, n = self.throw_penalty.partition("-")
+        return int(n) if kind == "points" else 0
+
     def options(self) -> dict[str, Any]:
         """The options as plain data (for record headers and the web)."""
         return {key: getattr(self, key) for key in OPTIONS}
@@ -229,15 +233,12 @@ GUNZI_ONLY = (
 CLASSIC_ONLY = (
     "trump_structure", "throw_compare", "tractor_min_length", "triple_tractors",
     "break_longer_tractor", "short_tractor_follow", "draw_protection", "throw_penalty",
-    "throw_penalty_points", "must_defend", "no_declaration",
+    "must_defend", "no_declaration",
 )
 
 
 def _check_classic_variants(rules: Ruleset) -> None:
     """Refuse classic variants that would change nothing, so no table names a dead option."""
-    if rules.throw_penalty != "points" and rules.throw_penalty_points != 10:
-        raise InvalidRulesError(
-            "throw_penalty_points applies only with throw_penalty='points'")
     if rules.decks < 3:
         if not rules.triple_tractors:
             raise InvalidRulesError("triple_tractors: triples exist only with 3 decks")
