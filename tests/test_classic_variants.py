@@ -13,18 +13,30 @@ import json
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gunzi.cli import app
 from gunzi.engine import actions as A
 from gunzi.engine import records, scoring
 from gunzi.engine.cards import counts, parse, parse_many
+from gunzi.engine.classic_policy import Policy
+from gunzi.engine.classic_tricks import (
+    Shape,
+    _cover_tops,
+    decompose,
+    follow_error,
+    legal_follows,
+    random_follow,
+)
 from gunzi.engine.errors import IllegalActionError, InvalidRulesError
 from gunzi.engine.match import Match, Phase
-from gunzi.engine.order import TRUMP
+from gunzi.engine.order import TRUMP, Order
 from gunzi.engine.position import play_position
 from gunzi.engine.rules import OPTIONS, Ruleset, preset
 from helpers import passer, run_until
+from test_classic_tricks import _sub_multisets, situations
 
 S, H, C, D = 0, 1, 2, 3
 L2, L5, KING, ACE = 0, 3, 11, 12  # level rank indices
@@ -400,3 +412,43 @@ def test_records_state_the_variants_and_replay_them() -> None:
     replayed = records.replay(lines)
     assert replayed.assumed == []
     assert len(replayed.hands) == len(m.results)
+
+
+# ============================================================================ invariants
+POLICIES = st.builds(
+    Policy,
+    tractor_min=st.sampled_from([2, 3]),
+    triple_tractors=st.booleans(),
+    break_longer=st.booleans(),
+    short_tractor=st.sampled_from(["tractor", "pairs"]),
+    protect_longer=st.booleans(),
+)
+SLOW = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SLOW
+@given(situations(), POLICIES, st.randoms(use_true_random=False))
+def test_follow_rules_agree_under_every_policy(
+    sit: tuple[Order, Shape, list[int], int], pol: Policy, rng: random.Random
+) -> None:
+    """legal_follows lists exactly the plays follow_error accepts, at least one when the
+    hand can follow, and random_follow draws one of them, whatever the policy."""
+    o, lead0, h, _ = sit
+    lead = decompose(lead0.cards, o, pol)
+    got = list(legal_follows(lead, h, o, pol))
+    assert len(got) == len(set(got))
+    valid = {p for p in _sub_multisets(h, lead.count) if follow_error(lead, p, h, o, pol) is None}
+    assert set(got) == valid
+    if sum(h) >= lead.count:
+        assert valid
+        assert random_follow(lead, h, o, rng, pol) in valid
+
+
+@SLOW
+@given(situations())
+def test_cover_contains_same_structure(sit: tuple[Order, Shape, list[int], int]) -> None:
+    """A play with the lead's own units covers it, showing the lead's own unit tops: so
+    [I-20] 'cover' wins wherever 'same' does."""
+    o, lead, _, _ = sit
+    for split in (False, True):
+        assert _cover_tops(lead, lead, o, split) == tuple(u.top for u in lead.units)
