@@ -65,9 +65,24 @@ a higher top of its first (strongest) unit, or it is all trumps while the curren
 in the led side suit. Equal tops: the earlier play keeps the trick. Plays of another side
 suit, mixed plays and plays of another structure never win.
 
+Variants (a :class:`~gunzi.engine.classic_policy.Policy`; docs/rules-classic-variants.md).
+[I-23] tractors need ``tractor_min`` units; [I-24] without ``triple_tractors`` triples never
+chain. [I-25] without ``break_longer`` a segment comes only from a maximal run of the
+evaluated multiset no longer than the lead tractor; [I-26] 'pairs': a segment is exactly as
+long as the lead tractor; [I-27] ``protect_longer``: only ids held exactly s times give
+s-sized structure (a triple gives no pair). These two judge a finished multiset, so the
+budgeted search ignores them (an upper bound) and a play is legal when its vector is at
+least the holding's in each component (Rule F's equality at the default). [I-20] 'cover':
+a play shows, per lead unit in order, the top of the run of its own units covering it (a
+pair by a pair, a tractor by as many consecutive pairs, a single by any card left;
+'cover-triples': a triple may give a pair), the lexicographically best arrangement, or
+cannot win. [I-21] compares two such showings: the first top ('highest-unit'), every top
+('every-unit') or the highest card ('highest-card').
+
 Rule K (kitty multiplier). "doubling": 2 ** (1 + number of units of size >= 2 in the
 winning play, each rank of a tractor counted, a triple counting as one); "linear": with t
-triple ranks and p pair ranks, max(2, 6 t + 4 p).
+triple ranks and p pair ranks, max(2, 6 t + 4 p). With c the cards of the largest unit:
+"unit-size": 2 c; "power": 2 ** c.
 
 Rule G (generators and sampling). All plays are yielded as tuples sorted by card id, each
 distinct multiset once. ``legal_leads``: singles, pairs, triples (by card id), then
