@@ -35,6 +35,7 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.order import TRUMP, Order
 from gunzi.engine.position import play_position
 from gunzi.engine.rules import OPTIONS, Ruleset, preset
+from gunzi.ladder.points import closed_points
 from helpers import passer, run_until
 from test_classic_tricks import _sub_multisets, situations
 
@@ -292,6 +293,16 @@ def test_I28_the_ladder_point_only_under_ladder(value: str, charged: int) -> Non
     points = result["game_points"]
     assert isinstance(points, list)
     assert points[2] - points[0] == charged
+
+
+@pytest.mark.parametrize(("value", "charged"), [("ladder", 1), ("none", 0)])
+def test_I28_a_table_ending_mid_game_charges_only_under_ladder(value: str,
+                                                              charged: int) -> None:
+    m = table(preset("classic-2", throw_penalty=value), PENALTY, kitty="3H", levels=(L5, L5))
+    play(m, 0, "3S 3S 9S")
+    assert finish(m)["round_end"] is None
+    points = closed_points(m, table_ends=True)
+    assert points is not None and points[2] - points[0] == charged
 
 
 # ============================================================================== [I-29]
