@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -463,3 +464,86 @@ def test_cover_contains_same_structure(sit: tuple[Order, Shape, list[int], int])
     o, lead, _, _ = sit
     for split in (False, True):
         assert _cover_tops(lead, lead, o, split) == tuple(u.top for u in lead.units)
+
+
+def _oracle_vector(lead: Shape, q: Counter[int], hold: Counter[int], o: Order,
+                   pol: Policy) -> tuple[int, int, int]:
+    """Rule F's match vector of ``q`` read straight from the variant texts, by brute force:
+    [I-23]/[I-26] bound a segment's length, [I-25] forbids the ids of a run of the holding
+    longer than the lead tractor, [I-27] counts only ids with exactly s copies."""
+    power = o.power
+    tractors = [(u.size, u.length) for u in lead.units if u.length >= 2]
+    n3 = sum(u.length for u in lead.units if u.size == 3)
+    n2 = sum(u.length for u in lead.units if u.size == 2)
+
+    def ok(m: int, s: int) -> bool:
+        return m == s if pol.protect_longer else m >= s
+
+    def long_run_ids(s: int, length: int) -> set[int]:
+        ids = [c for c in hold if ok(hold[c], s)]
+        pws = sorted({power[c] for c in ids})
+        out: set[int] = set()
+        start = 0
+        for i in range(1, len(pws) + 1):
+            if i == len(pws) or pws[i] != pws[i - 1] + 1:
+                if i - start > length:
+                    out |= {c for c in ids if power[c] in pws[start:i]}
+                start = i
+        return out
+
+    best = (-1, -1, -1)
+
+    def rec(i: int, rem: Counter[int], k3: int, k2: int, c1: int) -> None:
+        nonlocal best
+        if i == len(tractors):
+            trips = [c for c in rem if rem[c] >= 3]
+            for mask in range(1 << len(trips)):
+                used = {trips[j] for j in range(len(trips)) if mask >> j & 1}
+                if k3 + len(used) > n3:
+                    continue
+                c2 = k3 + len(used)
+                pairs = sum(1 for c in rem if c not in used and ok(rem[c], 2))
+                best = max(best, (c1, c2, min(n2 + n3 - c2, k2 + pairs)))
+            return
+        rec(i + 1, rem, k3, k2, c1)
+        s, length = tractors[i]
+        low = length if pol.short_tractor == "pairs" else pol.tractor_min
+        banned = set() if pol.break_longer else long_run_ids(s, length)
+        ids = [c for c in rem if ok(rem[c], s) and c not in banned]
+        for mask in range(1, 1 << len(ids)):
+            seg = [ids[j] for j in range(len(ids)) if mask >> j & 1]
+            pws = sorted(power[c] for c in seg)
+            if not low <= len(seg) <= length or pws != list(range(pws[0], pws[0] + len(seg))):
+                continue
+            r2 = rem.copy()
+            for c in seg:
+                r2[c] -= s
+            rec(i + 1, +r2, k3 + (len(seg) if s == 3 else 0),
+                k2 + (len(seg) if s == 2 else 0), c1 + s * len(seg))
+
+    rec(0, +q, 0, 0, 0)
+    return best
+
+
+@SLOW
+@given(situations(), POLICIES)
+def test_legal_follows_match_a_brute_force_reading_of_the_variants(
+    sit: tuple[Order, Shape, list[int], int], pol: Policy
+) -> None:
+    o, lead0, h, _ = sit
+    lead = decompose(lead0.cards, o, pol)
+    cl, n = lead.cls, lead.count
+    plays = _sub_multisets(h, n)
+    held = sum(h[c] for c in o.class_cards[cl])
+    if held < n:
+        want = {p for p in plays if sum(1 for c in p if o.cls[c] == cl) == held}
+    else:
+        hold = Counter({c: h[c] for c in o.class_cards[cl] if h[c]})
+        need = _oracle_vector(lead, hold, hold, o, pol)
+        want = set()
+        for p in plays:
+            if all(o.cls[c] == cl for c in p):
+                got = _oracle_vector(lead, Counter(p), hold, o, pol)
+                if all(a >= b for a, b in zip(got, need, strict=True)):
+                    want.add(p)
+    assert set(legal_follows(lead, h, o, pol)) == want

@@ -67,12 +67,13 @@ suit, mixed plays and plays of another structure never win.
 
 Variants (a :class:`~gunzi.engine.classic_policy.Policy`; docs/rules-classic-variants.md).
 [I-23] tractors need ``tractor_min`` units; [I-24] without ``triple_tractors`` triples never
-chain. [I-25] without ``break_longer`` a segment comes only from a maximal run of the
-evaluated multiset no longer than the lead tractor; [I-26] 'pairs': a segment is exactly as
-long as the lead tractor; [I-27] ``protect_longer``: only ids held exactly s times give
-s-sized structure (a triple gives no pair). These two judge a finished multiset, so the
-budgeted search ignores them (an upper bound) and a play is legal when its vector is at
-least the holding's in each component (Rule F's equality at the default). [I-20] 'cover':
+chain. [I-25] without ``break_longer`` no segment answering a lead tractor uses a rank of
+a maximal run of the follower's holding longer than that tractor; [I-26] 'pairs': a
+segment is exactly as long as the lead tractor; [I-27] ``protect_longer``: only ids with
+exactly s copies in the evaluated multiset give s-sized structure (a triple gives no
+pair). The budgeted search ignores these two (an upper bound), and a play is legal when
+its vector is at least the holding's in each component (Rule F's equality at the
+default: no play exceeds its holding there). [I-20] 'cover':
 a play shows, per lead unit in order, the top of the run of its own units covering it (a
 pair by a pair, a tractor by as many consecutive pairs, a single by any card left;
 'cover-triples': a triple may give a pair), the lexicographically best arrangement, or
@@ -534,13 +535,16 @@ def _search(
     budget: int,
     keep: bool = False,
     pol: Policy = DEFAULT,
+    ref: list[int] | None = None,
 ) -> tuple[Value, list[_Plan]]:
     """The match vector (Rule F) of ``ch``, or with ``av``: the best vector reachable by
     adding at most ``budget`` cards of ``av`` to ``ch``. ``keep`` collects optimal plans.
 
-    With ``av`` the vector is an upper bound: [I-25] and [I-27] judge the runs and counts
-    of the finished multiset, so they are applied only to an exact ``ch``; [I-23] and
-    [I-26] limit segment lengths and hold for every multiset."""
+    With ``av`` the vector is an upper bound: [I-25] and [I-27] are applied only to an
+    exact ``ch``; [I-23] and [I-26] limit segment lengths and hold for every multiset.
+    [I-25] protects the ranks of the runs of the follower's holding ``ref`` (default
+    ``ch``) longer than a lead tractor: no segment answering it uses them, so adding
+    cards to a play never takes structure away from it."""
     tractors = req.tractors
     nt = len(tractors)
     budgeted = av is not None
@@ -548,6 +552,14 @@ def _search(
     cap_runs = not pol.break_longer and not budgeted
     tmin = pol.tractor_min
     pairs_only = pol.short_tractor == "pairs"
+    blocked: list[frozenset[int]] = []
+    if cap_runs:
+        base = ref if ref is not None else ch
+        blocked = [
+            frozenset(pos for run in _eligible_runs(inf, base, s, protect) if len(run) > length
+                      for group in run for pos in group)
+            for s, length in tractors
+        ]
     av0 = av if av is not None else [0] * len(ch)
     pbase_all = req.n2 + req.n3
     ub = [0] * (nt + 1)
@@ -577,9 +589,9 @@ def _search(
             return
         s, length = tractors[i]
         total = [x + y for x, y in zip(c, a, strict=True)] if budgeted else c
+        if cap_runs:
+            total = [0 if pos in blocked[i] else x for pos, x in enumerate(total)]
         for run in _eligible_runs(inf, total, s, protect):
-            if cap_runs and len(run) > length:
-                continue
             lowest = length if pairs_only else tmin
             for k in range(min(length, len(run)), lowest - 1, -1):
                 for start in range(len(run) - k + 1):
@@ -606,10 +618,13 @@ def _search(
     return best[0], plans
 
 
-def _value(req: _Req, inf: _ClassInfo, counts: list[int], pol: Policy = DEFAULT) -> Value:
+def _value(
+    req: _Req, inf: _ClassInfo, counts: list[int], pol: Policy = DEFAULT,
+    ref: list[int] | None = None,
+) -> Value:
     if req.trivial:
         return (0, 0, 0)
-    return _search(req, inf, counts, None, 0, pol=pol)[0]
+    return _search(req, inf, counts, None, 0, pol=pol, ref=ref)[0]
 
 
 def _meets(got: Value, want: Value) -> bool:
@@ -724,7 +739,7 @@ def follow_error(
         return f"must follow {name}: holds {_names(cards, order)}"
     if req.trivial:
         return None
-    got = _value(req, inf, [cnt.get(c, 0) for c in inf.ids], pol)
+    got = _value(req, inf, [cnt.get(c, 0) for c in inf.ids], pol, hold)
     want = _value(req, inf, hold, pol)
     if _meets(got, want):
         return None
@@ -812,7 +827,7 @@ def _branch_and_bound(
                 break
             ch[pos] = k
             # nothing left to add: the plain vector of ch; else the budget-aware bound
-            val = _search(req, inf, ch, av if b2 else None, b2, pol=pol)[0]
+            val = _search(req, inf, ch, av if b2 else None, b2, pol=pol, ref=hold)[0]
             if _meets(val, vmax) if b2 == 0 else val >= vmax:
                 yield from rec(j + 1, b2)
         ch[pos] = 0
