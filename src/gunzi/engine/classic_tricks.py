@@ -938,16 +938,17 @@ def trick_winner(
     """Index into ``plays`` (plays[0] is the lead) of the play that wins the trick (Rule W)."""
     led = lead.cls
     power = order.power
+    by_card = pol.throw_compare == "highest-card"
     best = 0
     best_cls = led
     best_tops = tuple(u.top for u in lead.units)
-    best_high = max((power[c] for c in plays[0]), default=-1)
+    best_high = max((power[c] for c in plays[0]), default=-1) if by_card else -1
     for i in range(1, len(plays)):
         shape = decompose(plays[i], order, pol)
         tops = _fit(lead, shape, order, pol)
         if tops is None:
             continue
-        high = max(power[c] for c in plays[i])
+        high = max(power[c] for c in plays[i]) if by_card else -1
         if shape.cls == best_cls:
             if _beats(tops, best_tops, high, best_high, pol.throw_compare):
                 best, best_tops, best_high = i, tops, high
