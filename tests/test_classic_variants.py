@@ -385,6 +385,11 @@ def test_every_variant_is_a_classic_option_refused_in_gunzi() -> None:
             assert getattr(preset(name), key) == opt.values[0]
 
 
+def test_I22_the_throw_reading_is_named_with_its_one_value() -> None:
+    assert OPTIONS["throw_reading"].values == ("longest-first",)
+    assert "[I-22]" in OPTIONS["throw_reading"].clause
+
+
 @pytest.mark.parametrize(("name", "key", "value"), [
     ("classic-2", "triple_tractors", False), ("classic-2", "draw_protection", "longer-tuples"),
     ("classic-2", "trump_structure", "cover-triples"), ("classic-1", "tractor_min_length", 3),

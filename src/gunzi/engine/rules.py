@@ -82,6 +82,9 @@ OPTIONS: dict[str, Option] = {
         _variant("throw_compare", ("highest-unit", "every-unit", "highest-card"), "B [I-21]",
                "Several trumped throws: the one whose strongest unit is highest, the one each "
                "of whose units beats the other's, or the one with the highest single card."),
+        _variant("throw_reading", ("longest-first",), "B [I-22]",
+                 "A throw is read into parts: longest triple tractors, triples, longest pair "
+                 "tractors, pairs, then singles. One value: named so every record states it."),
         _variant("tractor_min_length", (2, 3), "B [I-23]",
                "Fewest pairs (or triples) that make a tractor."),
         _variant("triple_tractors", (True, False), "B [I-24]",
@@ -145,6 +148,7 @@ class Ruleset:
     kitty_multiplier: str = "two"
     trump_structure: str = "same"
     throw_compare: str = "highest-unit"
+    throw_reading: str = "longest-first"
     tractor_min_length: int = 2
     triple_tractors: bool = True
     break_longer_tractor: bool = True
