@@ -269,7 +269,8 @@ def finish(m: Match) -> dict[str, object]:
 
 @pytest.mark.parametrize(("value", "thrower", "score"), [
     ("ladder", 0, 0), ("none", 0, 0),
-    ("points-10", 0, 10), ("points-20", 0, 20),  # a dealer-team thrower gives the attackers
+    ("points-5", 0, 5), ("points-10", 0, 10), ("points-20", 0, 20), ("points-30", 0, 30),
+    ("points-40", 0, 40),  # a dealer-team thrower gives the attackers
     ("points-10", 1, 0),  # an attacker's throw takes 10 off 0: the score stays 0
 ])
 def test_I28_throw_penalty_points(value: str, thrower: int, score: int) -> None:

@@ -76,38 +76,38 @@ OPTIONS: dict[str, Option] = {
                "the winning play's largest unit ('unit-size'), or 2 ** those cards ('power'); "
                "打滚子 always ×2 ('two')."),
         _variant("trump_structure", ("same", "cover", "cover-triples"), "B [I-20]",
-               "A trump play beats a side-suit combination when its units equal the lead's "
-               "('same'), or when it can be arranged to cover every unit of the lead "
-               "('cover'; 'cover-triples': a triple may also cover a pair)."),
+                 "A trump play beats a side-suit combination when its units equal the lead's "
+                 "('same'), or when it can be arranged to cover every unit of the lead "
+                 "('cover'; 'cover-triples': a triple may also cover a pair)."),
         _variant("throw_compare", ("highest-unit", "every-unit", "highest-card"), "B [I-21]",
-               "Several trumped throws: the one whose strongest unit is highest, the one each "
-               "of whose units beats the other's, or the one with the highest single card."),
+                 "Several trumped throws: the one whose strongest unit is highest, the one each "
+                 "of whose units beats the other's, or the one with the highest single card."),
         _variant("throw_reading", ("longest-first",), "B [I-22]",
                  "A throw is read into parts: longest triple tractors, triples, longest pair "
                  "tractors, pairs, then singles. One value: named so every record states it."),
         _variant("tractor_min_length", (2, 3), "B [I-23]",
-               "Fewest pairs (or triples) that make a tractor."),
+                 "Fewest pairs (or triples) that make a tractor."),
         _variant("triple_tractors", (True, False), "B [I-24]",
-               "Consecutive triples form tractors (3 decks); False: they stay separate triples."),
+                 "Consecutive triples form tractors (3 decks); False: they stay separate triples."),
         _variant("break_longer_tractor", (True, False), "B [I-25]",
-               "A follower must take a shorter tractor out of a longer one it holds; False: a "
-               "tractor longer than the lead's obliges nothing beyond its pairs."),
+                 "A follower must take a shorter tractor out of a longer one it holds; False: a "
+                 "tractor longer than the lead's obliges nothing beyond its pairs."),
         _variant("short_tractor_follow", ("tractor", "pairs"), "B [I-26]",
-               "A follower without a tractor as long as the lead's must play a shorter one "
-               "('tractor'), or only as many pairs as it can, from any ranks ('pairs')."),
+                 "A follower without a tractor as long as the lead's must play a shorter one "
+                 "('tractor'), or only as many pairs as it can, from any ranks ('pairs')."),
         _variant("draw_protection", ("none", "longer-tuples"), "B [I-27]",
-               "Trick draw policy: a held triple must be split to follow pairs ('none'), or a "
-               "longer tuple is never drawn to follow a shorter one ('longer-tuples')."),
+                 "Trick draw policy: a held triple must be split to follow pairs ('none'), or a "
+                 "longer tuple is never drawn to follow a shorter one ('longer-tuples')."),
         _variant("throw_penalty", ("ladder", "none", "points-5", "points-10", "points-20",
                                    "points-30", "points-40"), "B [I-28]",
                  "A failed throw costs the thrower 1 ladder point, nothing, or that many card "
                  "points to its team's opponents ('points-N')."),
         _variant("must_defend", ("A", "none", "5-10-K-A", "5-10-K"), "B [I-29]",
-               "Levels a gain stops on and that a team leaves only by winning as the dealer "
-               "team ('none': a gain past A ends the game at once)."),
+                 "Levels a gain stops on and that a team leaves only by winning as the dealer "
+                 "team ('none': a gain past A ends the game at once)."),
         _variant("no_declaration", ("kitty-card", "no-trump"), "B [I-30]",
-               "Nobody declares: a kitty card names the trump suit, or the hand is played "
-               "with no trump suit (无主: jokers and level cards are the trumps)."),
+                 "Nobody declares: a kitty card names the trump suit, or the hand is played "
+                 "with no trump suit (无主: jokers and level cards are the trumps)."),
         Option("rounds", (1, 2, 3, 4, 5, 6, 8, 10), "A3",
                "Rounds in a match (打滚子; a classic game is one round, 2 to passing A)."),
         Option("duplicate", (0, 1, 2, 3, 4, 6, 8, 12, 16, 24), "复式 (issue 5)",
