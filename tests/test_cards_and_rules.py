@@ -438,7 +438,7 @@ def test_I_every_interpretation_is_a_named_option_with_the_rules_md_default(n):
 
 def test_I_options_of_every_game_cover_I1_to_I19():
     """Each of docs/rules.md [I-1]..[I-30] is the clause of some option (cards, 步步为营,
-    ladder): RULES.md marks [I-1]..[I-22], issue 16 adds [I-23]..[I-30]."""
+    ladder): the seed readings are [I-1]..[I-22], issue 16 adds [I-23]..[I-30]."""
     from gunzi.ladder.titles import OPTIONS as L_OPTIONS
     from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
 

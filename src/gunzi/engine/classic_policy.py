@@ -2,7 +2,7 @@
 
 The trick functions of :mod:`gunzi.engine.classic_tricks` take a :class:`Policy` instead of
 a whole :class:`~gunzi.engine.rules.Ruleset` so they stay pure functions of cards; the
-default policy is RULES.md Part B's default reading, so callers that pass none play it.
+default policy is docs/rules.md Part B's default reading, so callers that pass none play it.
 """
 
 from __future__ import annotations
