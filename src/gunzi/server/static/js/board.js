@@ -4,7 +4,7 @@
 // table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
-import { t, applyI18n, botName } from "./i18n.js";
+import { t, applyI18n, botName, rulesHref, titleTip } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import { Sound } from "./sound.js";
 import { TableSocket } from "./socket.js";
@@ -64,7 +64,7 @@ function seatName(i) {
 /** The seat's ladder title (步步为营's ladder), shown beside the name. */
 function seatTitle(i) {
   const s = st.info && st.info.seats[i];
-  return s && s.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: s.total }) }, s.title) : null;
+  return s && s.title ? h("span.seat-title.ladder-title", { title: titleTip(s.title, s.total), lang: "zh-CN" }, s.title) : null;
 }
 
 // ------------------------------------------------------------------ drawing
@@ -311,6 +311,7 @@ async function main() {
     st.id = await quick(fresh);
     if (!st.id) return;
     history.replaceState(null, "", `/board.html?t=${encodeURIComponent(st.id)}`);
+    $("link-rules").href = rulesHref();
   }
   if (!st.id) { location.href = "/"; return; }
   sock = new BoardSocket(st.id, {
