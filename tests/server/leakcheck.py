@@ -303,7 +303,15 @@ def check(truth: Truth, r: int | None, frames: list[dict[str, Any]]) -> Report:
                 if action.get("type") != "bury_jokers" and mine - know.own:
                     leak("hint", f"suggests cards not in the hand: {action}")
         else:
-            # welcome, table, ack, error, chat, pong: no card at all.
+            # welcome, table, ack, error, chat, pong: no card at all, but for a refusal's
+            # cards of the recipient's own hand that satisfy the rule.
+            err = f.get("error") if t == "ack" else None
+            if isinstance(err, dict) and "cards" in err:
+                mine = Counter(err["cards"])
+                rep.cards_scanned += sum(mine.values())
+                if r is None or mine - know.own:
+                    leak("ack.error.cards", f"cards not in the recipient's hand: {err['cards']}")
+                f = {**f, "error": {k: v for k, v in err.items() if k != "cards"}}
             for path, cards in card_lists(f, t or "?"):
                 rep.cards_scanned += len(cards)
                 if t == "chat" and path.endswith(".text"):
