@@ -203,6 +203,17 @@ def test_gunzi_hand_feedback(hall: str, new_page: Any, artifacts: Path, device: 
         assert not p.locator("#hand .card.must").count()
         return True
 
+    if not touch:  # a chat refusal: labelled by its code in Chinese, a toast above the hand
+        page.wait_for_selector("#hand .card")
+        for k in range(7):
+            page.fill("#chat-input", f"hi {k}")
+            page.press("#chat-input", "Enter")
+        page.wait_for_selector("#toast.show.error")
+        assert page.text_content("#toast") == "发得太快了，请等几秒"
+        page.wait_for_timeout(300)  # its slide-in
+        toast, hand = page.locator("#toast").bounding_box(), page.locator("#hand").bounding_box()
+        assert toast and hand and toast["y"] + toast["height"] <= hand["y"], (toast, hand)
+
     play(page, touch, hook, watch)
     assert seen["refused"] == 1, seen
     assert seen["lead_prompt"] in (None, "轮到你首出：单张、对子或滚子"), seen
