@@ -1,4 +1,5 @@
-"""Trick rules of classic 升级 (RULES.md Part B): combinations, leads, throws, follows, winners.
+"""Trick rules of classic 升级 (docs/rules.md Part B): combinations, leads, throws, follows,
+winners.
 
 Cards are ids 0..53 (see :mod:`gunzi.engine.cards`); a *hand* is a sequence of 54 counts;
 a *play* is a sequence of card ids (a multiset). Suit classes and powers come from an

@@ -1,6 +1,6 @@
 """Rule options as data, shared by every game's rule sets (cards, 步步为营).
 
-An :class:`Option` names its valid values and the RULES.md clause it implements; a
+An :class:`Option` names its valid values and the docs/rules.md clause it implements; a
 :class:`Catalog` builds, looks up and parses rule sets of one kind, rejecting an
 unknown option, value or preset with the list of valid ones.
 """
@@ -18,7 +18,7 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class Option:
-    """One rule option: its valid values, the RULES.md clause it implements, and why."""
+    """One rule option: its valid values, the docs/rules.md clause it implements, and why."""
 
     name: str
     values: tuple[Any, ...]

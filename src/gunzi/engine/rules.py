@@ -1,7 +1,7 @@
 """Rule sets as data: frozen, validated, with named presets.
 
-Every interpretation marked [I-n] in RULES.md is an option here with the
-default RULES.md states, and so are the regional variants of 打滚子. A table,
+Every interpretation marked [I-n] in docs/rules.md is an option here with the
+default docs/rules.md states, and so are the regional variants of 打滚子. A table,
 a record header and a simulation all carry a :class:`Ruleset`, so two games
 with equal rule sets are played by the same rules.
 """

@@ -1,6 +1,6 @@
 """End-of-hand arithmetic: level changes, blood, per-hand scores (A8–A12, Part B, Part C).
 
-Pure functions of a few numbers, so each table in RULES.md is testable on its own.
+Pure functions of a few numbers, so each table in docs/rules.md is testable on its own.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ladder points per seat for what a hand or game closes (RULES.md A12 and Part C). Pure.
+"""Ladder points per seat for what a hand or game closes (docs/rules.md A12 and Part C). Pure.
 
 打滚子 scores every hand (A12: the engine's ``hand_scores``); classic 升级 scores
 a game once it is over (Part C: the engine's ``game_points`` when a team passes

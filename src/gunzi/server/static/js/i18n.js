@@ -762,7 +762,16 @@ export function seatRel(pos, seated) { return seated ? t("rel_" + pos) : t("comp
 
 export function suitName(letter) { return t("suit_" + letter); }
 
+// The rules page in the current language; on a table page (?t=ID) with that table's options marked.
+export function rulesHref() {
+  const q = new URLSearchParams({ lang });
+  const id = new URLSearchParams(location.search).get("t");
+  if (id) q.set("table", id);
+  return "/rules?" + q;
+}
+
 export function applyI18n(root) {
+  for (const e of root.querySelectorAll("a[data-rules-link]")) e.href = rulesHref();
   for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
   for (const e of root.querySelectorAll("[data-i18n-placeholder]")) e.placeholder = t(e.dataset.i18nPlaceholder);
   for (const e of root.querySelectorAll("[data-i18n-title]")) e.title = t(e.dataset.i18nTitle);

@@ -4,7 +4,7 @@
 
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
-import { t, getLang, applyI18n, seatRel, suitName } from "./i18n.js";
+import { t, getLang, applyI18n, rulesHref, seatRel, suitName } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
@@ -1070,6 +1070,7 @@ async function main() {
     return;
   }
   S.tableId = id;
+  $("link-rules").href = rulesHref();  // a room code became ?t=ID
   const r = await API.table(id);
   if (r.ok) S.info = r.data;
   connect();
