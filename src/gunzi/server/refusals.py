@@ -1,10 +1,9 @@
 """What a refused action tells the page: a reason code, the cards of the seat's own hand
 that satisfy the rule, and a short text in Chinese and English (docs/protocol.md, ``ack``).
 
-The engine words its errors in English for records and developers. The terminal already
-re-words every form a player can reach (gunzi.tui.messages); the hall uses that same table
-rather than a copy, so the page never parses English and a new engine form fails the
-terminal's test in one place.
+The engine words its errors in English for records and developers. gunzi.wording.errors
+re-words every form a player can reach, for the terminal and the hall alike (one table, not
+a copy), so the page never parses English and a new engine form fails one test.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any
 
 from gunzi.engine import cards as C
 from gunzi.engine.match import Match, Phase
-from gunzi.tui.messages import engine_error, reason
+from gunzi.wording.errors import engine_error, reason
 
 LANGS = ("zh", "en")
 SEAT = re.compile(r"\bseat (\d)\b")

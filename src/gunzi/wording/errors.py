@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from gunzi.tui.i18n import SEATS, cards_plain
+from gunzi.wording.names import SEATS, cards_plain
 
 CARD = r"(?:10|[2-9JQKAT])[SHCD]|BJ|LJ"
 CARDS = rf"(?:{CARD})(?: (?:{CARD}))*"
