@@ -12,9 +12,13 @@ from typing import Any
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.match import Match, Phase
+from gunzi.engine.match import STATE_FIELDS, Match, Phase
 
 SPECTATOR = None
+# Match fields seat_position does not copy as they are: hidden from some seat, or engine
+# machinery (the deal's seed and deck, the event log with its secrets, the generators).
+_BLANKED = frozenset(("hands", "deck", "seed", "events", "kitty", "tribute_cards", "can",
+                      "asks", "follows_memo"))
 
 
 def _sorted_hand(match: Match, seat: int) -> list[str]:
@@ -24,16 +28,58 @@ def _sorted_hand(match: Match, seat: int) -> list[str]:
     return C.names(cards)
 
 
+def visible_to_act(match: Match, seat: int | None) -> int | None:
+    """Who is to act, as ``seat`` may know it (None if it may not).
+
+    While drawing, who is being asked is private: in a first hand of 打滚子 only big-joker
+    holders are asked, and being asked at all tells that the seat could declare.
+    """
+    if match.phase is Phase.DRAW and match.current != seat:
+        return None
+    return match.current
+
+
+def knows_kitty(match: Match, seat: int | None) -> bool:
+    """Whether ``seat`` may see the whole current kitty."""
+    return match.kitty_shown or (seat is not None and seat in match.kitty_known_by)
+
+
+def seat_position(match: Match, seat: int) -> Match:
+    """A copy of ``match`` that holds only what ``seat`` may know, to answer its own
+    questions (is this action legal, and why not; some legal action) with the engine's
+    rules and no way to reach hidden cards.
+
+    The other hands are empty, the kitty is empty unless the seat knows it, and the deal's
+    seed and deck, the event log, the generators, the tribute cards (unless the seat gave
+    or got them) and who else may declare are gone. It is a position for the seat's own
+    decision only: it cannot be played on (no generator, no deck), which a test checks
+    along with everything reachable from a bot's Decision.
+    """
+    new = Match.__new__(Match)
+    for name in STATE_FIELDS:
+        if name not in _BLANKED:
+            value = getattr(match, name)
+            setattr(new, name, list(value) if type(value) is list else value)
+    new.hands = [list(h) if s == seat else [0] * C.NUM_TYPES
+                 for s, h in enumerate(match.hands)]
+    new.deck = []
+    new.seed = None
+    new.events = []
+    new.follows_memo = None
+    new.kitty = list(match.kitty) if knows_kitty(match, seat) else []
+    new.tribute_cards = match.tribute_cards if seat in (match.payer, match.payee) else ()
+    new.can = [match.can[s] and s == seat for s in range(4)]
+    new.asks = [seat] if match.asks and match.asks[0] == seat else []
+    return new
+
+
 def view(match: Match, seat: int | None) -> dict[str, Any]:
     """Everything ``seat`` (0..3, or None for a spectator) may know now, as plain data."""
     phase = match.phase
-    # While drawing, who is being asked is private: it tells that the seat could declare.
-    to_act = match.current
-    if phase is Phase.DRAW and to_act != seat:
-        to_act = None
+    to_act = visible_to_act(match, seat)
     decl = match.decl
     kitty_cards: list[str] | None = None
-    if match.kitty_shown or (seat is not None and seat in match.kitty_known_by):
+    if knows_kitty(match, seat):
         kitty_cards = C.names(match.kitty)
     trick = match.trick
     winning = None

@@ -34,7 +34,7 @@ from gunzi.engine.actions import CHANCE, Action
 from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
-from gunzi.engine.view import redact, stream, view
+from gunzi.engine.view import redact, stream, view, visible_to_act
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db
@@ -141,9 +141,7 @@ class Table(SeatedTable):
         m = self.match
         if m is None or self.status != "playing":
             return {"seat": None, "deadline": None, "clock": self.clock}
-        to = m.current
-        if m.phase is Phase.DRAW and to != r:
-            to = None  # who is asked to declare is private (it tells that they could)
+        to = visible_to_act(m, r)
         deadline = None
         if to is not None and to >= 0 and self.decision_key == len(m.events):
             deadline = self.deadline_wall
