@@ -22,7 +22,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset
-from gunzi.engine.view import seat_position, view
+from gunzi.engine.view import seat_position
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def observe(match: Match, seat: int) -> Decision:
         seat=seat,
         kind=legal.kind,
         rules=match.rules,
-        view=view(match, seat),
+        view=match.information_state(seat),
         hand=tuple(match.hands[seat]),
         actions=actions,
         count=count,
@@ -97,7 +97,7 @@ class RandomBot(Bot):
 def play(match: Match, bots: list[Bot], rng: random.Random, *, hands: int | None = None) -> None:
     """Let ``bots[seat]`` make every decision until the match ends (or ``hands`` more end)."""
     target = None if hands is None else len(match.results) + hands
-    while not match.over and (target is None or len(match.results) < target):
+    while not match.is_over and (target is None or len(match.results) < target):
         seat = match.to_act
         assert seat is not None and seat >= 0, "deal the hand first (auto_deal=False)"
         done = len(match.results)

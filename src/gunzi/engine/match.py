@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NoReturn
 
@@ -34,6 +33,12 @@ from gunzi.engine.events import NOBODY, Event, freeze
 from gunzi.engine.legal import LegalActions
 from gunzi.engine.order import TRUMP, Order, flip_rank_key, order_for
 from gunzi.engine.rules import Ruleset, preset
+from gunzi.engine.state import PHASE_KIND as PHASE_KIND
+from gunzi.engine.state import PHASE_RULE as PHASE_RULE
+from gunzi.engine.state import STATE_FIELDS as STATE_FIELDS
+from gunzi.engine.state import Phase as Phase
+from gunzi.engine.state import team_of as team_of
+from gunzi.engine.view import view, visible_to_act
 
 ALL_SEATS = frozenset(range(4))
 ONLY = tuple(frozenset((s,)) for s in range(4))  # audience of one seat
@@ -42,35 +47,7 @@ DRAWN = tuple(MappingProxyType({"card": NAMES[c]}) for c in range(NUM_TYPES))
 SEED_BITS = 256
 
 
-class Phase(StrEnum):
-    DEAL = "deal"  # waiting for a Deal action (auto_deal off)
-    DRAW = "draw"  # drawing; a seat is being asked whether to declare
-    TRIBUTE = "tribute"
-    RETURN = "return"
-    BURY = "bury"
-    BURY_JOKERS = "bury_jokers"
-    PLAY = "play"
-    OVER = "over"
-
-
-PHASE_KIND = {
-    Phase.DEAL: (Kind.DEAL,),
-    Phase.DRAW: (Kind.DECLARE, Kind.PASS),
-    Phase.TRIBUTE: (Kind.TRIBUTE,),
-    Phase.RETURN: (Kind.RETURN,),
-    Phase.BURY: (Kind.BURY,),
-    Phase.BURY_JOKERS: (Kind.BURY_JOKERS, Kind.PASS),
-    Phase.PLAY: (Kind.PLAY,),
-    Phase.OVER: (),
-}
-
-
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
-# The clause that says whose turn it is, for out-of-turn errors (classic play: Part B).
-PHASE_RULE = {
-    Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
-    Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
-}
 _VERIFY = {
     Kind.DEAL: checks.verify_deal,
     Kind.DECLARE: checks.verify_declare,
@@ -88,10 +65,6 @@ def commitment(seed: int) -> str:
     return hashlib.sha256(seed.to_bytes(SEED_BITS // 8, "big")).hexdigest()
 
 
-def team_of(seat: int) -> int:
-    return seat % 2
-
-
 def _show(cards: Sequence[Card]) -> str:
     return " ".join(NAMES[c] for c in cards)
 
@@ -103,21 +76,6 @@ def _strength(cards: Sequence[Card]) -> int:
     if cards[0] == BJ:
         return 5
     return len(cards)
-
-
-# Every attribute of a Match; `clone` copies these (a test keeps the list complete). Written
-# out because a compiled (mypyc) Match has no __dict__ to copy.
-STATE_FIELDS = (
-    "asks", "auto_deal", "bj_pending", "blood_next", "can", "current", "deal_no", "dealer",
-    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
-    "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
-    "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
-    "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader",
-    "level", "levels", "live",
-    "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
-    "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
-    "trick", "trick_no", "tricks", "trump", "window", "follows_memo",
-)
 
 
 class Match:
@@ -232,9 +190,30 @@ class Match:
         new.hand_rng.setstate(self.hand_rng.getstate())
         return new
 
+    # ------------------------------------------ the game protocol (engine/game.py)
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
     @property
     def over(self) -> bool:
+        """The older name of :attr:`is_over`."""
         return self.phase is Phase.OVER
+
+    def returns(self) -> list[float]:
+        """Per seat: the A12 scores so far (打滚子), or the Part C game points of the
+        games finished so far (classic: less the failed-throw penalties)."""
+        if self.rules.is_gunzi:
+            return [float(s) for s in self.scores]
+        out = [0.0] * 4
+        for result in self.results:
+            for s, pts in enumerate(result.get("game_points") or ()):
+                out[s] += pts
+        return out
+
+    def information_state(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know now: :func:`gunzi.engine.view.view`."""
+        return view(self, seat)
 
     @property
     def to_act(self) -> int | None:
@@ -959,9 +938,9 @@ class Match:
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
         expected = " or ".join(k.value for k in PHASE_KIND[self.phase])
-        if self.phase is Phase.DRAW and seat != self.current and seat != CHANCE:
-            # Who is being asked is private: in a first hand of 打滚子 only big-joker
-            # holders are asked, so naming the seat would tell who holds one.
+        if visible_to_act(self, seat) is None and seat != CHANCE:
+            # Who is being asked may be private (view.visible_to_act): in a first hand of
+            # 打滚子 only big-joker holders are asked, so naming the seat would tell.
             raise OutOfTurnError(
                 f"{action}: during the draw a seat acts only when asked whether to "
                 f"declare (then: {expected}); seat {seat} is not being asked now", rule)

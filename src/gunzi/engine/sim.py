@@ -49,7 +49,7 @@ def play_random_hands(
         match_seed = master.getrandbits(64)
         match = Match(rules, random.Random(match_seed))
         matches += 1
-        while not match.over and len(results) < hands:
+        while not match.is_over and len(results) < hands:
             seat = match.to_act
             assert seat is not None
             done = len(match.results)
@@ -106,7 +106,7 @@ def bench(rules: Ruleset, hands: int, seed: int) -> dict[str, Any]:
     match = Match(rules, random.Random(seed))
     rng = random.Random(seed)
     positions: list[Match] = []
-    while len(positions) < 200 and not match.over:
+    while len(positions) < 200 and not match.is_over:
         seat = match.to_act
         assert seat is not None
         if match.phase.value == "play":

@@ -8,11 +8,15 @@ written only for finished hands, whose secrets are public by then).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.match import STATE_FIELDS, Match, Phase
+from gunzi.engine.state import STATE_FIELDS, Phase
+
+if TYPE_CHECKING:
+    from gunzi.engine.match import Match
 
 SPECTATOR = None
 # Match fields seat_position does not copy as they are: hidden from some seat, or engine
@@ -55,7 +59,8 @@ def seat_position(match: Match, seat: int) -> Match:
     decision only: it cannot be played on (no generator, no deck), which a test checks
     along with everything reachable from a bot's Decision.
     """
-    new = Match.__new__(Match)
+    cls = type(match)
+    new = cls.__new__(cls)
     for name in STATE_FIELDS:
         if name not in _BLANKED:
             value = getattr(match, name)
@@ -139,7 +144,7 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(match.results[-1]) if match.results else None,
-        "over": match.over,
+        "over": match.is_over,
     }
     return out
 
@@ -171,26 +176,39 @@ def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str,
     return out
 
 
-def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
-    """The seat's own event stream after its ``since``-th event, numbered ``seq`` from 1.
+def numbered(match: Match, seat: int | None, start: int = 0, seq: int = 0
+             ) -> Iterator[dict[str, Any]]:
+    """The seat's events from ``match.events[start:]`` as it may see them, each with its
+    ``seq``, counting on from ``seq`` (the seat's count of the events before ``start``).
 
-    Numbering is per recipient, so the gaps left by private events of other seats
-    do not show that they exist; it never changes once given. Events of finished
-    hands are shown in full (the private ones of others stay out of the stream).
+    This is the one place that numbers a recipient's events: per recipient, so the gaps
+    left by private events of other seats do not show that they exist; a number never
+    changes once given. Events of finished hands are shown in full (the private ones of
+    others stay out).
     """
-    out: list[dict[str, Any]] = []
-    seq = 0
     # A hand's secrets are public once it is over (next deal pending, or the match ended).
     finished = match.revealed_hands()
-    for ev in match.events:
+    events = match.events
+    for i in range(start, len(events)):
+        ev = events[i]
         d = redact(ev, seat)
         if d is None:
             continue
         seq += 1
-        if seq > since:
-            if ev.hand <= finished:
-                d = redact(ev, seat, reveal=True)
-                assert d is not None
-            d["seq"] = seq
-            out.append(d)
-    return out
+        if ev.hand <= finished:
+            d = redact(ev, seat, reveal=True)
+            assert d is not None
+        d["seq"] = seq
+        yield d
+
+
+def seq_at(match: Match, seat: int | None, end: int | None = None) -> int:
+    """How many of the first ``end`` events (all by default) ``seat`` sees: its last seq."""
+    events = match.events if end is None else match.events[:end]
+    return sum(1 for ev in events if redact(ev, seat) is not None)
+
+
+def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+    """The seat's own event stream after its ``since``-th event, numbered ``seq`` from 1
+    (see :func:`numbered`)."""
+    return [d for d in numbered(match, seat) if d["seq"] > since]
