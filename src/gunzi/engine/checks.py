@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gunzi.engine import cards as C
-from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, Card
@@ -61,7 +60,7 @@ def verify_declare(m: Match, action: Action) -> None:
 def _why_not_declaration(m: Match, action: Action) -> str:
     cards = action.cards
     who = f"seat {action.seat}"
-    if m.first and m.rules.is_gunzi:
+    if m.first and m.variant.grabs_big_joker:
         if m.decl is not None:
             return f"{who}: the big joker was already grabbed; it cannot be overturned"
         return f"{who}: the first hand is declared by showing one BJ (抢亮大王)"
@@ -150,7 +149,7 @@ def verify_bury(m: Match, action: Action) -> None:
     err = GT.held_error(cards, m.hands[seat])
     if err:
         raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}", "A6.3")
-    if m.rules.is_gunzi and LJ in cards:
+    if m.variant.big_joker_first and LJ in cards:
         kept_bj = m.hands[seat][BJ] - cards.count(BJ)
         if kept_bj:
             raise IllegalActionError(
@@ -215,26 +214,10 @@ def _pickup_msg(seat: int, lowest: list[Card], take: Sequence[Card]) -> str:
 def verify_play(m: Match, action: Action) -> None:
     seat = action.seat
     cards = action.cards
-    hand = m.hands[seat]
     if not cards:
         raise IllegalActionError(f"seat {seat} must play at least one card", "A7")
-    if m.rules.is_gunzi:
-        if not m.trick:
-            err = GT.lead_error(cards, hand)
-        else:
-            memo = m.follows_memo
-            if memo is not None and memo[0] == len(m.events) and memo[1] == seat \
-                    and cards in memo[2]:
-                return  # one of the follows just listed for this very position
-            err = GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)
-        rule = "A7"
-    else:
-        if not m.trick:
-            err = CT.lead_error(cards, hand, m.order)
-        else:
-            assert m.lead_shape is not None
-            err = CT.follow_error(m.lead_shape, cards, hand, m.order)
-        rule = "B"
+    err = m.variant.play_error(m, seat, cards)
     if err:
         verb = "leads" if not m.trick else "follows with"
-        raise IllegalActionError(f"seat {seat} {verb} {_show(cards)}: {err}", rule)
+        raise IllegalActionError(f"seat {seat} {verb} {_show(cards)}: {err}",
+                                 m.variant.play_rule)

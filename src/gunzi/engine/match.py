@@ -23,9 +23,8 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from gunzi.engine import cards as C
-from gunzi.engine import checks, hand_end
+from gunzi.engine import checks
 from gunzi.engine import classic_tricks as CT
-from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
@@ -38,6 +37,7 @@ from gunzi.engine.state import PHASE_RULE as PHASE_RULE
 from gunzi.engine.state import STATE_FIELDS as STATE_FIELDS
 from gunzi.engine.state import Phase as Phase
 from gunzi.engine.state import team_of as team_of
+from gunzi.engine.variant import Variant, variant_of
 from gunzi.engine.view import view, visible_to_act
 
 ALL_SEATS = frozenset(range(4))
@@ -100,6 +100,7 @@ class Match:
         before every hand, so a server can supply secret seeds.
         """
         self.rules = rules or preset("gunzi")
+        self.variant: Variant = variant_of(self.rules)  # what this game rules differently
         self.live = self.rules.follow == "live"  # 活棒
         self.rng = rng if rng is not None else random.Random(0)
         self.auto_deal = auto_deal
@@ -203,13 +204,7 @@ class Match:
     def returns(self) -> list[float]:
         """Per seat: the A12 scores so far (打滚子), or the Part C game points of the
         games finished so far (classic: less the failed-throw penalties)."""
-        if self.rules.is_gunzi:
-            return [float(s) for s in self.scores]
-        out = [0.0] * 4
-        for result in self.results:
-            for s, pts in enumerate(result.get("game_points") or ()):
-                out[s] += pts
-        return out
+        return self.variant.returns(self)
 
     def information_state(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know now: :func:`gunzi.engine.view.view`."""
@@ -348,7 +343,7 @@ class Match:
     def _can_declare(self, seat: int) -> bool:
         hand = self.hands[seat]
         rules = self.rules
-        if self.first and rules.is_gunzi:
+        if self.first and self.variant.grabs_big_joker:
             return self.decl is None and hand[BJ] > 0
         need = _strength(self.decl[1]) + 1 if self.decl else 1
         if need <= 3:
@@ -365,7 +360,7 @@ class Match:
 
     def declarations(self, seat: int) -> list[Action]:
         hand = self.hands[seat]
-        if self.first and self.rules.is_gunzi:
+        if self.first and self.variant.grabs_big_joker:
             return [Action(Kind.DECLARE, seat, (BJ,))] if self._can_declare(seat) else []
         need = _strength(self.decl[1]) + 1 if self.decl else 1
         out = []
@@ -431,7 +426,7 @@ class Match:
         seat = action.seat
         cards = action.cards
         suit = action.suit if cards[0] >= LJ else cards[0] // 13
-        gunzi_first = self.first and self.rules.is_gunzi
+        gunzi_first = self.first and self.variant.grabs_big_joker
         if gunzi_first:
             suit = -1
         self.decl = (seat, cards, suit)
@@ -505,7 +500,7 @@ class Match:
                 self._run_draw()
                 return
             self._set_trump(turned[-1] // 13, "kitty-turn", turned)
-        elif self.decl is not None and not (self.first and rules.is_gunzi):
+        elif self.decl is not None and not (self.first and self.variant.grabs_big_joker):
             self._emit("trump", {"suit": C.SUITS[self.trump], "how": "declared", "cards": []})
         self.bj_pending = False
         self._begin_tribute()
@@ -560,7 +555,7 @@ class Match:
     def _begin_tribute(self) -> None:
         assert self.dealer is not None
         self.level = self.levels[team_of(self.dealer)]
-        n = self.tribute_n if self.rules.is_gunzi else 0
+        n = self.tribute_n if self.variant.tribute else 0
         if n <= 0:
             self._after_tribute()
             return
@@ -653,10 +648,10 @@ class Match:
     # ------------------------------------------------------------------ kitty
     def _after_tribute(self) -> None:
         assert self.dealer is not None
-        if self.declared and self.rules.is_gunzi:
+        if self.declared and self.variant.kitty_shown_after_declaring:
             self.kitty_shown = True
             self._emit("kitty_shown", {"cards": C.names(self.kitty), "when": "after-declaring"})
-            if self.rules.is_gunzi and self._is_dry_pot():
+            if self._is_dry_pot():
                 self.dry_pot = True
                 self._emit("dry_pot", {"cards": C.names(self.kitty)})
                 self._begin_play()
@@ -689,7 +684,7 @@ class Match:
         self.kitty_known_by = frozenset((seat,))
         ev = self._emit("bury", {"seat": seat, "n": len(action.cards)},
                         {"cards": C.names(action.cards)}, frozenset((seat,)))
-        if self.rules.is_gunzi:
+        if self.variant.joker_burying:
             if BJ in action.cards or LJ in action.cards:
                 self._show_kitty("dealer-buried-jokers")
             step = 1 if self.rules.joker_bury_order == "after-dealer" else -1
@@ -826,19 +821,8 @@ class Match:
         cards = action.cards
         public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
                                   "trick": self.trick_no}
-        if not self.trick and not self.rules.is_gunzi:
-            shape = CT.decompose(cards, self.order)
-            if len(shape.units) > 1:
-                others = [self.hands[(seat + i) % 4] for i in (1, 2, 3)]
-                failed = CT.failed_throw(shape, others, self.order)
-                if failed is not None:
-                    self.failed_throws[seat] += 1
-                    self.hand_failed_throws[seat] += 1
-                    public["attempted"] = public["cards"]
-                    cards = tuple(sorted(failed.cards))
-                    public["cards"] = tuple(C.names(cards))
-                    shape = CT.decompose(cards, self.order)
-            self.lead_shape = shape
+        if not self.trick:
+            cards = self.variant.lead(self, seat, cards, public)
         hand = self.hands[seat]
         for c in cards:
             hand[c] -= 1
@@ -852,11 +836,7 @@ class Match:
 
     def _end_trick(self) -> None:
         plays = [p for _, p in self.trick]
-        if self.rules.is_gunzi:
-            idx = GT.trick_winner(plays, self.order)
-        else:
-            assert self.lead_shape is not None
-            idx = CT.trick_winner(self.lead_shape, plays, self.order)
+        idx = self.variant.trick_winner(plays, self.lead_shape, self.order)
         winner = self.trick[idx][0]
         pts = 0
         for p in plays:
@@ -881,7 +861,7 @@ class Match:
 
     # ------------------------------------------------------------ hand end
     def _end_hand(self) -> None:
-        result = hand_end.score_gunzi(self) if self.rules.is_gunzi else hand_end.score_classic(self)
+        result = self.variant.score_hand(self)
         if self.rules.duplicate:
             result["board"] = (self.hand_no + 1) // 2
             result["play"] = 2 - self.hand_no % 2
@@ -933,8 +913,7 @@ class Match:
                                          else 0 <= seat <= 3):
             what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
             raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-        rule = PHASE_RULE[self.phase] if self.rules.is_gunzi or self.phase is not Phase.PLAY \
-            else "B"
+        rule = self.variant.play_rule if self.phase is Phase.PLAY else PHASE_RULE[self.phase]
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
         expected = " or ".join(k.value for k in PHASE_KIND[self.phase])

@@ -23,7 +23,6 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gunzi.engine import classic_tricks as CT
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, Card
 from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import NOBODY
@@ -184,9 +183,7 @@ def play_position(
     # Play.
     m.leader = leader
     m.trick = play_list
-    m.lead_shape = None
-    if play_list and not rules.is_gunzi:
-        m.lead_shape = CT.decompose(play_list[0][1], m.order)
+    m.lead_shape = m.variant.lead_shape(play_list[0][1], m.order) if play_list else None
     m.trick_no = len(tricks_done) + 1
     m.points = list(points)
     m.tricks = [

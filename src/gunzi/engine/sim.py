@@ -18,6 +18,7 @@ from gunzi.engine import records
 from gunzi.engine.legal import play_action
 from gunzi.engine.match import Match
 from gunzi.engine.rules import PRESETS, Ruleset, preset
+from gunzi.engine.variant import variant_of
 from gunzi.engine.view import view
 
 
@@ -91,11 +92,7 @@ def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = N
         "round_ends": dict(sorted(Counter(
             r["round_end"] for r in results if r.get("round_end")).items())),
     }
-    if rules.is_gunzi:
-        out["mean_tribute_cards"] = round(sum(r["tribute"]["n"] for r in results) / n, 3)
-        out["dry_pot_rate"] = round(sum(1 for r in results if r["dry_pot"]) / n, 4)
-    else:
-        out["failed_throws"] = sum(sum(r["failed_throws"]) for r in results)
+    out.update(variant_of(rules).stats(results))
     return out
 
 

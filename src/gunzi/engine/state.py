@@ -57,5 +57,5 @@ STATE_FIELDS = (
     "level", "levels", "live",
     "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
     "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
-    "trick", "trick_no", "tricks", "trump", "window", "follows_memo",
+    "trick", "trick_no", "tricks", "trump", "variant", "window", "follows_memo",
 )

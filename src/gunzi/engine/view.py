@@ -150,16 +150,8 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
 
 
 def _current_winner(match: Match) -> int:
-    from gunzi.engine import classic_tricks as CT
-    from gunzi.engine import gunzi_tricks as GT
-
     plays = [p for _, p in match.trick]
-    if match.rules.is_gunzi:
-        idx = GT.trick_winner(plays, match.order)
-    else:
-        assert match.lead_shape is not None
-        idx = CT.trick_winner(match.lead_shape, plays, match.order)
-    return match.trick[idx][0]
+    return match.trick[match.variant.trick_winner(plays, match.lead_shape, match.order)][0]
 
 
 def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str, Any] | None:
