@@ -13,19 +13,17 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
+from gunzi.engine import checks
 from gunzi.engine.actions import Action, Kind, deal
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, Card, multiset_combinations
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
+from gunzi.engine.state import MatchState
 
 
 class Selection:
     """Card-by-card builder for "choose k cards" decisions (bury, return tribute)."""
 
-    def __init__(self, match: Match, seat: int, kind: Kind) -> None:
+    def __init__(self, match: MatchState, seat: int, kind: Kind) -> None:
         self.match = match
         self.seat = seat
         self.kind = kind
@@ -142,7 +140,7 @@ class LegalActions:
 
     __slots__ = ("_list", "_plays", "kind", "match", "seat")  # one per decision: keep it light
 
-    def __init__(self, match: Match, seat: int) -> None:
+    def __init__(self, match: MatchState, seat: int) -> None:
         self.match = match
         self.seat = seat
         self.kind: Kind | None = None
@@ -196,7 +194,7 @@ class LegalActions:
         return (
             isinstance(action, Action)
             and action.seat == self.seat
-            and self.match.can_apply(action)
+            and checks.can_apply(self.match, action)
         )
 
     def selection(self) -> Selection:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gunzi.engine import cards as C
 from gunzi.engine import classic_tricks as CT
@@ -25,64 +25,7 @@ from gunzi.engine import hand_end
 from gunzi.engine.cards import Card
 from gunzi.engine.order import Order
 from gunzi.engine.rules import GUNZI, Ruleset
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
-
-
-class Variant:
-    """What one game of the family rules differently. Stateless: one shared instance each."""
-
-    name = ""
-    play_rule = ""  # the clause of play errors
-    grabs_big_joker = False  # a first hand of a round is declared by showing one BJ (A4.1)
-    tribute = False  # tribute and its return (A5)
-    kitty_shown_after_declaring = False  # and then 干锅 may end the kitty phase (A6.2)
-    joker_burying = False  # other seats may bury jokers after the dealer (A6.4)
-    big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
-
-    def lead_shape(self, cards: Sequence[Card], order: Order) -> CT.Shape | None:
-        """What a lead of ``cards`` commits the followers to (None: the cards themselves)."""
-        return None
-
-    def lead(self, m: Match, seat: int, cards: tuple[Card, ...], public: dict[str, Any]
-             ) -> tuple[Card, ...]:
-        """The cards a lead actually plays (a failed throw plays less); sets the lead shape
-        and records what happened in the play event's ``public`` part."""
-        return cards
-
-    def trick_winner(self, plays: Sequence[Sequence[Card]], shape: CT.Shape | None,
-                     order: Order) -> int:
-        """Index into ``plays`` (in play order) of the winning play."""
-        raise NotImplementedError
-
-    def listed_plays(self, m: Match, seat: int) -> list[tuple[Card, ...]] | None:
-        """Every legal play, when this game lists them eagerly; None otherwise."""
-        return None
-
-    def plays(self, m: Match, seat: int) -> Iterator[tuple[Card, ...]]:
-        """Every legal play, lazily (games that do not list them)."""
-        raise NotImplementedError
-
-    def random_play(self, m: Match, seat: int, rng: random.Random) -> tuple[Card, ...]:
-        """A random legal play without listing them all."""
-        raise NotImplementedError
-
-    def play_error(self, m: Match, seat: int, cards: tuple[Card, ...]) -> str | None:
-        """Why ``seat`` may not play ``cards`` now (None if it may)."""
-        raise NotImplementedError
-
-    def score_hand(self, m: Match) -> dict[str, Any]:
-        """Close the hand: levels, round end, scores; the result record."""
-        raise NotImplementedError
-
-    def returns(self, m: Match) -> list[float]:
-        """Per seat, the match's outcome so far."""
-        raise NotImplementedError
-
-    def stats(self, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """Game-specific figures of a simulation over these hand results."""
-        return {}
+from gunzi.engine.state import MatchState, Variant
 
 
 class Gunzi(Variant):
@@ -100,7 +43,7 @@ class Gunzi(Variant):
                      order: Order) -> int:
         return GT.trick_winner(plays, order)
 
-    def listed_plays(self, m: Match, seat: int) -> list[tuple[Card, ...]] | None:
+    def listed_plays(self, m: MatchState, seat: int) -> list[tuple[Card, ...]] | None:
         hand = m.hands[seat]
         if m.trick:
             plays = GT.legal_follows(m.trick[0][1], hand, m.order, m.live)
@@ -108,7 +51,7 @@ class Gunzi(Variant):
             return plays
         return GT.legal_leads(hand)
 
-    def play_error(self, m: Match, seat: int, cards: tuple[Card, ...]) -> str | None:
+    def play_error(self, m: MatchState, seat: int, cards: tuple[Card, ...]) -> str | None:
         hand = m.hands[seat]
         if not m.trick:
             return GT.lead_error(cards, hand)
@@ -118,10 +61,10 @@ class Gunzi(Variant):
             return None  # one of the follows just listed for this very position
         return GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)
 
-    def score_hand(self, m: Match) -> dict[str, Any]:
+    def score_hand(self, m: MatchState) -> dict[str, Any]:
         return hand_end.score_gunzi(m)
 
-    def returns(self, m: Match) -> list[float]:
+    def returns(self, m: MatchState) -> list[float]:
         return [float(s) for s in m.scores]
 
     def stats(self, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -141,7 +84,7 @@ class Classic(Variant):
     def lead_shape(self, cards: Sequence[Card], order: Order) -> CT.Shape | None:
         return CT.decompose(cards, order)
 
-    def lead(self, m: Match, seat: int, cards: tuple[Card, ...], public: dict[str, Any]
+    def lead(self, m: MatchState, seat: int, cards: tuple[Card, ...], public: dict[str, Any]
              ) -> tuple[Card, ...]:
         shape = CT.decompose(cards, m.order)
         if len(shape.units) > 1:
@@ -162,7 +105,7 @@ class Classic(Variant):
         assert shape is not None
         return CT.trick_winner(shape, plays, order)
 
-    def plays(self, m: Match, seat: int) -> Iterator[tuple[Card, ...]]:
+    def plays(self, m: MatchState, seat: int) -> Iterator[tuple[Card, ...]]:
         hand = m.hands[seat]
         if m.trick:
             assert m.lead_shape is not None
@@ -172,7 +115,7 @@ class Classic(Variant):
         for cards in gen:
             yield tuple(sorted(cards))
 
-    def random_play(self, m: Match, seat: int, rng: random.Random) -> tuple[Card, ...]:
+    def random_play(self, m: MatchState, seat: int, rng: random.Random) -> tuple[Card, ...]:
         hand = m.hands[seat]
         if m.trick:
             assert m.lead_shape is not None
@@ -181,17 +124,17 @@ class Classic(Variant):
             cards = CT.random_lead(hand, m.order, rng)
         return tuple(sorted(cards))
 
-    def play_error(self, m: Match, seat: int, cards: tuple[Card, ...]) -> str | None:
+    def play_error(self, m: MatchState, seat: int, cards: tuple[Card, ...]) -> str | None:
         hand = m.hands[seat]
         if not m.trick:
             return CT.lead_error(cards, hand, m.order)
         assert m.lead_shape is not None
         return CT.follow_error(m.lead_shape, cards, hand, m.order)
 
-    def score_hand(self, m: Match) -> dict[str, Any]:
+    def score_hand(self, m: MatchState) -> dict[str, Any]:
         return hand_end.score_classic(m)
 
-    def returns(self, m: Match) -> list[float]:
+    def returns(self, m: MatchState) -> list[float]:
         out = [0.0] * 4
         for result in m.results:
             for s, pts in enumerate(result.get("game_points") or ()):

@@ -9,30 +9,28 @@ written only for finished hands, whose secrets are public by then).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.state import STATE_FIELDS, Phase
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
+from gunzi.engine.state import STATE_FIELDS, MatchState, Phase
 
 SPECTATOR = None
+M = TypeVar("M", bound=MatchState)
 # Match fields seat_position does not copy as they are: hidden from some seat, or engine
 # machinery (the deal's seed and deck, the event log with its secrets, the generators).
 _BLANKED = frozenset(("hands", "deck", "seed", "events", "kitty", "tribute_cards", "can",
                       "asks", "follows_memo"))
 
 
-def _sorted_hand(match: Match, seat: int) -> list[str]:
+def _sorted_hand(match: MatchState, seat: int) -> list[str]:
     order = match.order
     cards = C.expand(match.hands[seat])
     cards.sort(key=order.sort_key)
     return C.names(cards)
 
 
-def visible_to_act(match: Match, seat: int | None) -> int | None:
+def visible_to_act(match: MatchState, seat: int | None) -> int | None:
     """Who is to act, as ``seat`` may know it (None if it may not).
 
     While drawing, who is being asked is private: in a first hand of 打滚子 only big-joker
@@ -43,12 +41,12 @@ def visible_to_act(match: Match, seat: int | None) -> int | None:
     return match.current
 
 
-def knows_kitty(match: Match, seat: int | None) -> bool:
+def knows_kitty(match: MatchState, seat: int | None) -> bool:
     """Whether ``seat`` may see the whole current kitty."""
     return match.kitty_shown or (seat is not None and seat in match.kitty_known_by)
 
 
-def seat_position(match: Match, seat: int) -> Match:
+def seat_position(match: M, seat: int) -> M:
     """A copy of ``match`` that holds only what ``seat`` may know, to answer its own
     questions (is this action legal, and why not; some legal action) with the engine's
     rules and no way to reach hidden cards.
@@ -78,7 +76,7 @@ def seat_position(match: Match, seat: int) -> Match:
     return new
 
 
-def view(match: Match, seat: int | None) -> dict[str, Any]:
+def view(match: MatchState, seat: int | None) -> dict[str, Any]:
     """Everything ``seat`` (0..3, or None for a spectator) may know now, as plain data."""
     phase = match.phase
     to_act = visible_to_act(match, seat)
@@ -144,12 +142,12 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(match.results[-1]) if match.results else None,
-        "over": match.is_over,
+        "over": match.phase is Phase.OVER,
     }
     return out
 
 
-def _current_winner(match: Match) -> int:
+def _current_winner(match: MatchState) -> int:
     plays = [p for _, p in match.trick]
     return match.trick[match.variant.trick_winner(plays, match.lead_shape, match.order)][0]
 
@@ -168,7 +166,7 @@ def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str,
     return out
 
 
-def numbered(match: Match, seat: int | None, start: int = 0, seq: int = 0
+def numbered(match: MatchState, seat: int | None, start: int = 0, seq: int = 0
              ) -> Iterator[dict[str, Any]]:
     """The seat's events from ``match.events[start:]`` as it may see them, each with its
     ``seq``, counting on from ``seq`` (the seat's count of the events before ``start``).
@@ -194,13 +192,13 @@ def numbered(match: Match, seat: int | None, start: int = 0, seq: int = 0
         yield d
 
 
-def seq_at(match: Match, seat: int | None, end: int | None = None) -> int:
+def seq_at(match: MatchState, seat: int | None, end: int | None = None) -> int:
     """How many of the first ``end`` events (all by default) ``seat`` sees: its last seq."""
     events = match.events if end is None else match.events[:end]
     return sum(1 for ev in events if redact(ev, seat) is not None)
 
 
-def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+def stream(match: MatchState, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
     """The seat's own event stream after its ``since``-th event, numbered ``seq`` from 1
     (see :func:`numbered`)."""
     return [d for d in numbered(match, seat) if d["seq"] > since]
