@@ -53,8 +53,15 @@ class Settings:
     chat_history: int = 50
     max_tables: int = 2000  # live tables in the hall
     max_tables_per_user: int = 5  # open or playing tables a user may own
-    login_failures_per_user: int = 10  # per 10 minutes
-    login_failures_per_ip: int = 50
+    # Logins (docs/server.md, "Login throttling"): an account's consecutive failures past
+    # the free ones delay its next attempt, doubling from login_delay_base up to
+    # login_delay_max seconds; an address gets login_attempts_per_ip per login_ip_window.
+    login_free_failures: int = 5
+    login_delay_base: float = 1.0
+    login_delay_max: float = 300.0
+    login_forget_after: float = 86400.0  # a failure this old no longer counts
+    login_attempts_per_ip: int = 50
+    login_ip_window: float = 600.0
     accounts_per_ip_hour: int = 100  # guests and registrations from one non-loopback address
     hash_concurrency: int = 2  # password hashes computed at once (a CPU cap)
 
