@@ -82,6 +82,9 @@ def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise RecordError(f"line {number + 1} is not JSON: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:  # a huge integer; nesting too deep
+            what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise RecordError(f"line {number + 1} is not readable JSON: {what[:120]}") from None
         if not isinstance(data, dict):
             raise RecordError(f"line {number + 1} is not a JSON object")
         yield data

@@ -26,6 +26,7 @@ from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
+from gunzi.server.limits import Limits
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings, from_env
 from gunzi.server.tables import Hall
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = accounts
     app.state.hall = hall
     app.state.board_hall = board_hall
+    app.state.limits = Limits(settings)
 
     @app.middleware("http")
     async def guard(request: Request,

@@ -46,6 +46,13 @@ class Settings:
     ws_max_size: int = 8192  # bytes of one client frame
     ws_rate_messages: int = 300  # per socket, per window (pings are free)
     ws_rate_window: float = 20.0
+    ws_pings: int = 20  # pings per socket per ws_rate_window (the page sends one per 25 s)
+    ws_per_user: int = 12  # open sockets per user (tabs, tables watched)
+    ws_per_ip: int = 64  # open sockets per address (loopback exempt)
+    json_max_depth: int = 32  # nesting of a socket frame or an uploaded record's line
+    code_lookups_per_minute: int = 30  # room-code lookups per address (loopback exempt)
+    record_max_bytes: int = 2_000_000  # an uploaded record (POST /api/timeline)
+    record_uploads_per_minute: int = 12  # per address
     ws_queue: int = 512  # frames waiting for a slow socket before it is dropped
     chat_max_len: int = 200
     chat_rate_messages: int = 5

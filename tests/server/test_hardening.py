@@ -1,0 +1,203 @@
+"""Hostile inputs found by the attack run (issue 14): every bad upload or frame gets a
+clear 4xx, a 1007/1008 close or an error frame, and nothing else happens; pings,
+sockets and room-code lookups are limited; the page carries a strict CSP; hosts can be
+allow-listed; lists in the protocol are lists."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import WebSocketDenialResponse
+from starlette.websockets import WebSocketDisconnect
+
+from gunzi.server.app import create_app
+from gunzi.server.jsonsafe import depth
+
+from .util import cookie_guest, hall_settings, recv
+
+DEEP = "[" * 4000 + "]" * 4000
+HUGE_INT = "1" * 100_000
+
+# JSON-ish text: valid values of odd shapes, deep nesting, huge numbers, broken text.
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                  st.text(max_size=8))
+_values = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=12)
+_texts = st.one_of(
+    _values.map(json.dumps),
+    st.builds(lambda n: "[" * n + "]" * n, st.integers(30, 6000)),
+    st.builds(lambda n: '{"a":' * n + "1" + "}" * n, st.integers(30, 3000)),
+    st.builds(lambda n: "9" * n, st.integers(4000, 7000)),
+    st.text(alphabet='[]{}",:0123456789aet \\', max_size=60),
+)
+
+
+def _closed_or_frames(ws: Any) -> int | None:
+    """The close code if the server closes the socket, else None (it answered)."""
+    try:
+        msg = ws.receive()
+    except WebSocketDisconnect as exc:
+        return exc.code
+    if msg["type"] == "websocket.close":
+        code: int = msg["code"]
+        return code
+    ws.last = json.loads(msg["text"])
+    return None
+
+
+def _table(client: TestClient) -> tuple[str, dict[str, str]]:
+    alice = cookie_guest(client)
+    return client.post("/api/tables", json={}, headers=alice).json()["id"], alice
+
+
+# ---------------------------------------------------------------- record uploads
+
+
+def test_depth_counts_brackets_outside_strings() -> None:
+    assert depth("1") == 0 and depth("[]") == 1 and depth('[{"a": [2]}, []]') == 3
+    assert depth(json.dumps(["[[[", {"}": "\\"}])) == 2
+
+
+@pytest.mark.parametrize("body", [DEEP, "[" * 4000, HUGE_INT, '{"v":' + HUGE_INT + "}",
+                                  "[1, 2", '{"type": "header"}\n' + DEEP])
+def test_bad_uploads_are_400(client: TestClient, body: str) -> None:
+    r = client.post("/api/timeline", content=body)
+    assert r.status_code == 400, r.text
+    assert r.json()["detail"]["code"] == "bad_record"
+
+
+def test_upload_size_is_capped_by_setting(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(record_max_bytes=1000)
+    r = client.post("/api/timeline", content="[" * 1001)
+    assert r.status_code == 413 and "1,000 bytes" in r.json()["detail"]["message"]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(_texts, min_size=1, max_size=3))
+def test_fuzzed_uploads_never_500(fuzz_client: TestClient, lines: list[str]) -> None:
+    r = fuzz_client.post("/api/timeline", content="\n".join(lines))
+    assert r.status_code in (400, 413), r.text
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One app for all of a fuzz test's examples, with a started table (alice in seat 0)."""
+    app = create_app(hall_settings(tmp_path_factory.mktemp("fuzz") / "data",
+                                   record_uploads_per_minute=100_000))
+    with TestClient(app) as client:
+        alice = cookie_guest(client)
+        r = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice)
+        client.fuzz_table = (r.json()["id"], alice)  # type: ignore[attr-defined]
+        yield client
+
+
+# ---------------------------------------------------------------- socket frames
+
+
+@pytest.mark.parametrize("text", [DEEP, "[" * 4000, "9" * 5000, '{"t": "hello", "last_seq": '
+                                  + "9" * 5000 + "}", '{"t":' * 1600])
+def test_bad_frames_close_1007(client: TestClient, text: str) -> None:
+    tid, alice = _table(client)
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:
+        ws.send_text(text)
+        assert _closed_or_frames(ws) == 1007
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(text=_texts, wrap=st.sampled_from(["raw", "act", "action", "hello"]))
+def test_fuzzed_frames_never_1011(fuzz_client: TestClient, text: str, wrap: str) -> None:
+    client = fuzz_client
+    tid, alice = client.fuzz_table  # type: ignore[attr-defined]
+    frame = {
+        "raw": text,
+        "act": '{"t": "act", "id": "f1", "action": ' + text + "}",
+        "action": '{"t": "act", "id": "f1", "action": {"type": "play", "cards": ' + text + "}}",
+        "hello": '{"t": "hello", "last_seq": ' + text + "}",
+    }[wrap]
+    if len(frame.encode()) > 8192:
+        frame = frame[:8000]
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        recv(ws, "welcome")
+        ws.send_text(frame)
+        ws.send_json({"t": "ping"})
+        code = _outcome(ws)
+        assert code in (None, 1007, 1009), (code, frame[:80])
+
+
+def _outcome(ws: Any) -> int | None:
+    """After a frame and a ping: the close code, or None once the pong shows that the
+    socket answered the frame (error, ack, ...) and went on serving."""
+    for _ in range(50):
+        code = _closed_or_frames(ws)
+        if code is not None:
+            return code
+        if ws.last == {"t": "pong"}:
+            return None
+    raise AssertionError("neither closed nor answered")
+
+
+def test_pings_are_limited_per_socket(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(ws_pings=10, ws_rate_window=20.0)
+    tid, alice = _table(client)
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:
+        for _ in range(10):
+            ws.send_json({"t": "ping"})
+            assert ws.receive_json() == {"t": "pong"}
+        ws.send_json({"t": "ping"})
+        assert _closed_or_frames(ws) == 1008
+
+
+def _denied(client: TestClient, url: str, **kw: Any) -> int:
+    """The HTTP status a refused handshake answers."""
+    with pytest.raises(WebSocketDenialResponse) as exc, client.websocket_connect(url, **kw):
+        pass
+    status: int = exc.value.status_code
+    return status
+
+
+def test_sockets_are_capped_per_user_and_per_address(
+        make_client: Callable[..., TestClient]) -> None:
+    client = make_client(ws_per_user=3, ws_per_ip=5)
+    tid, alice = _table(client)
+    url = f"/ws/tables/{tid}"
+    with contextlib.ExitStack() as open_:
+        for _ in range(3):
+            open_.enter_context(client.websocket_connect(url, headers=alice))
+        assert _denied(client, url, headers=alice) == 429  # alice's fourth
+        bob = cookie_guest(client)
+        open_.enter_context(client.websocket_connect(url, headers=bob))
+        open_.enter_context(client.websocket_connect(url))  # anonymous: the address counts
+        assert _denied(client, url, headers=bob) == 429  # bob has 1, the address 5
+        other = TestClient(client.app, client=("198.51.100.9", 1))
+        with other.websocket_connect(url, headers=bob) as ws:  # another address: fine
+            ws.send_json({"t": "ping"})
+            assert ws.receive_json() == {"t": "pong"}
+    # All closed: the counts went back down.
+    with client.websocket_connect(url, headers=alice) as ws:
+        ws.send_json({"t": "ping"})
+        assert ws.receive_json() == {"t": "pong"}
+    limits = client.app.state.limits  # type: ignore[attr-defined]
+    assert not limits.by_user and not limits.by_ip
+
+
+def test_room_code_lookups_are_throttled_per_address(
+        make_client: Callable[..., TestClient]) -> None:
+    client = make_client(code_lookups_per_minute=5)
+    for i in range(4):
+        assert client.get(f"/api/tables/code/ZZZZZZ{i:02d}").status_code == 404
+    assert _denied(client, "/ws/tables/ZZZZ") == 404  # the fifth, over the socket
+    r = client.get("/api/tables/code/ZZZZZZ99")
+    assert r.status_code == 429 and r.json()["detail"]["code"] == "too_many_lookups"
+    assert _denied(client, "/ws/tables/ZZZZ") == 429
+    other = TestClient(client.app, client=("198.51.100.9", 1))
+    assert other.get("/api/tables/code/ZZZZZZ99").status_code == 404
