@@ -201,3 +201,55 @@ def test_room_code_lookups_are_throttled_per_address(
     assert _denied(client, "/ws/tables/ZZZZ") == 429
     other = TestClient(client.app, client=("198.51.100.9", 1))
     assert other.get("/api/tables/code/ZZZZZZ99").status_code == 404
+
+
+# ---------------------------------------------------------------- headers, hosts
+
+
+def test_pages_carry_a_strict_csp_and_the_usual_headers(client: TestClient) -> None:
+    for path in ("/", "/table.html", "/api/me"):
+        r = client.get(path)
+        csp = r.headers["content-security-policy"]
+        directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+        assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"
+        assert directives["frame-ancestors"] == "'none'"
+        assert directives["object-src"] == "'none'" and "unsafe" not in csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["referrer-policy"] == "same-origin"
+        assert r.headers["x-frame-options"] == "DENY"
+    # Swagger UI (CDN + an inline start-up script) gets its own policy, still unframeable.
+    docs = client.get("/api/docs").headers["content-security-policy"]
+    assert "https://cdn.jsdelivr.net" in docs and "frame-ancestors 'none'" in docs
+
+
+def test_static_pages_have_no_inline_scripts_or_styles() -> None:
+    import re
+    from pathlib import Path
+
+    import gunzi.server
+
+    static = Path(gunzi.server.__file__).parent / "static"
+    pages = sorted(static.glob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), page.name
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=", html, re.I), page.name
+
+
+def test_allowed_hosts(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(allowed_hosts=("hall.example", "*.hall.example"))
+    assert client.get("/healthz").status_code == 400  # Host: testserver
+    for host in ("hall.example", "eu.hall.example"):
+        ok = TestClient(client.app, base_url=f"http://{host}")
+        assert ok.get("/healthz").status_code == 200
+    evil = TestClient(client.app, base_url="http://evil.example")
+    assert _denied(evil, "/ws/tables/x") == 400
+
+
+def test_allowed_hosts_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gunzi.server.settings import from_env
+
+    monkeypatch.setenv("GUNZI_ALLOWED_HOSTS", "hall.example, *.hall.example")
+    assert from_env().allowed_hosts == ("hall.example", "*.hall.example")
+    assert from_env(allowed_hosts=("a.example",)).allowed_hosts == ("a.example",)

@@ -80,6 +80,9 @@ class Settings:
 
     # The hall's own origins are always allowed; extra ones (e.g. a dev server) here.
     allowed_origins: tuple[str, ...] = ()
+    # Host names the hall answers to (Starlette's TrustedHostMiddleware: 400 for others;
+    # "*.example.com" patterns allowed); empty: any host.
+    allowed_hosts: tuple[str, ...] = ()
     public_url: str | None = None  # base of shareable links; default: the request's own
     bot: str = "rule"  # bot for bot seats, 托管 and hints (falls back to "random")
     static_dir: Path | None = None  # default: the package's static/ directory
@@ -111,6 +114,10 @@ def _env(name: str) -> str | None:
     return value if value not in (None, "") else None
 
 
+def comma_list(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def from_env(**overrides: Any) -> Settings:
     """Defaults, then ``GUNZI_*`` variables, then ``overrides`` (flags); None means unset."""
     base = Settings()
@@ -122,7 +129,7 @@ def from_env(**overrides: Any) -> Settings:
     if db:
         values["database_url"] = db
     for f in dataclasses.fields(Settings):
-        if f.name in ("data_dir", "database_url", "extra", "allowed_origins"):
+        if f.name in ("data_dir", "database_url", "extra", "allowed_origins", "allowed_hosts"):
             continue
         text = _env(f.name)
         if text is None:
@@ -138,9 +145,10 @@ def from_env(**overrides: Any) -> Settings:
             values[f.name] = Path(text)
         else:
             values[f.name] = text
-    origins = _env("allowed_origins")
-    if origins:
-        values["allowed_origins"] = tuple(o.strip() for o in origins.split(",") if o.strip())
+    for name in ("allowed_origins", "allowed_hosts"):
+        listed = _env(name)
+        if listed:
+            values[name] = comma_list(listed)
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = dataclasses.replace(base, **values)
     if settings.argon2_profile not in ARGON2_PROFILES:
