@@ -253,3 +253,47 @@ def test_allowed_hosts_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("GUNZI_ALLOWED_HOSTS", "hall.example, *.hall.example")
     assert from_env().allowed_hosts == ("hall.example", "*.hall.example")
     assert from_env(allowed_hosts=("a.example",)).allowed_hosts == ("a.example",)
+
+
+# ---------------------------------------------------------------- lists are lists
+
+
+@pytest.mark.parametrize(("action", "field"), [
+    ({"type": "play", "cards": "AS"}, "'cards'"),
+    ({"type": "tribute", "cards": "AS AS"}, "'cards'"),
+    ({"type": "bury_jokers", "cards": ["BJ"], "take": "3C"}, "'take'"),
+    ({"type": "declare", "cards": ["2H"], "suit": ["S"]}, "'suit'"),
+])
+def test_a_string_where_the_protocol_takes_a_list_is_refused(
+        client: TestClient, action: dict[str, Any], field: str) -> None:
+    alice = cookie_guest(client)
+    tid = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice).json()["id"]
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        recv(ws, ("events", "snapshot"))
+        ws.send_json({"t": "act", "id": "s1", "action": action})
+        ack = recv(ws, "ack")
+        assert ack["ok"] is False and ack["error"]["code"] == "malformed"
+        assert field in ack["error"]["message"]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"options": "follow=live"}, "options"), ({"clock": "30"}, "clock"),
+    ({"public": "yes"}, "public"), ({"seat": "1"}, "seat"), ({"preset": ["gunzi"]}, "preset"),
+])
+def test_rest_bodies_take_their_json_types_only(client: TestClient, body: dict[str, Any],
+                                                field: str) -> None:
+    alice = cookie_guest(client)
+    r = client.post("/api/tables", json=body, headers=alice)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", field]
+    assert client.get("/api/tables").json()["tables"] == []  # nothing was made
+
+
+def test_socket_fields_take_their_json_types_only(client: TestClient) -> None:
+    tid, alice = _table(client)
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:
+        ws.send_json({"t": "hello", "last_seq": "0"})
+        err = recv(ws, "error")
+        assert err["code"] == "bad_message" and err["message"].startswith("hello.last_seq:")
+        ws.send_json({"t": "hello", "views": "yes"})
+        assert recv(ws, "error")["message"].startswith("hello.views:")

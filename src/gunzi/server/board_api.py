@@ -26,7 +26,7 @@ router = APIRouter(prefix="/api/board")
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # as protocol._Msg
 
 
 class BoardCreate(_Body):
