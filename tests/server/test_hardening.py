@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,6 +86,32 @@ def test_upload_size_is_capped_by_setting(make_client: Callable[..., TestClient]
 def test_fuzzed_uploads_never_500(fuzz_client: TestClient, lines: list[str]) -> None:
     r = fuzz_client.post("/api/timeline", content="\n".join(lines))
     assert r.status_code in (400, 413), r.text
+
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "classic1-seed14.jsonl"
+
+
+@st.composite
+def _mutated_records(draw: st.DrawFn) -> str:
+    """A real record's first lines with one field of one line replaced by an odd value
+    (or removed): what the replay's validation, not the JSON decoder, must refuse."""
+    lines = [json.loads(x) for x in GOLDEN.read_text(encoding="utf-8").splitlines()[:40]]
+    i = draw(st.integers(0, len(lines) - 1))
+    key = draw(st.sampled_from(sorted(lines[i])))
+    if draw(st.booleans()):
+        lines[i][key] = draw(_values)
+    else:
+        del lines[i][key]
+    return "\n".join(json.dumps(x) for x in lines[: draw(st.integers(i + 1, len(lines)))])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_mutated_records())
+def test_fuzzed_records_are_refused_as_400(fuzz_client: TestClient, text: str) -> None:
+    r = fuzz_client.post("/api/timeline", content=text)
+    assert r.status_code in (200, 400), r.text
+    if r.status_code == 400:
+        assert r.json()["detail"]["code"] == "bad_record"
 
 
 @pytest.fixture(scope="module")

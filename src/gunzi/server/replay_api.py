@@ -13,6 +13,7 @@ import hashlib
 from collections import OrderedDict
 from typing import Annotated, Any
 
+import structlog
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 
 from gunzi.engine.errors import GunziError
@@ -20,10 +21,12 @@ from gunzi.review.review import Budget, review
 from gunzi.review.timeline import hand_of, timeline
 from gunzi.server import jsonsafe
 from gunzi.server.auth import CurrentUser, Throttle
+from gunzi.server.presence import where
 from gunzi.server.settings import Settings
 from gunzi.server.tables import Hall, TableError
 
 router = APIRouter(prefix="/api")
+log = structlog.get_logger("gunzi.replay")
 
 TableId = Annotated[str, Path(min_length=1, max_length=24)]
 REVIEWS_AT_ONCE = 2  # reviews computing in the whole hall (each takes a core for seconds)
@@ -98,10 +101,19 @@ async def table_timeline(table_id: TableId, request: Request) -> dict[str, Any]:
 
 
 def _upload(text: str, max_depth: int) -> dict[str, Any]:
-    """An uploaded record's timeline; its nesting is checked before any line is parsed."""
+    """An uploaded record's timeline; its nesting is checked before any line is parsed.
+
+    The replay names what is wrong with a record; a shape its checks do not foresee is
+    still the sender's fault, so it is refused (400) too, and logged to be named."""
     if jsonsafe.depth(text) > max_depth:
         raise jsonsafe.BadJson(f"JSON nested deeper than {max_depth} levels")
-    return timeline(text)
+    try:
+        return timeline(text)
+    except (GunziError, jsonsafe.BadJson):
+        raise
+    except Exception as exc:
+        log.warning("upload_unforeseen", **where(exc))
+        raise jsonsafe.BadJson(f"unreadable record ({type(exc).__name__})") from None
 
 
 @router.post("/timeline")
