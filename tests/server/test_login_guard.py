@@ -181,3 +181,18 @@ def test_attempts_per_address_are_capped(tmp_path: Path) -> None:
         other = TestClient(spray.app, client=("198.51.100.4", 1))
         r = other.post("/api/auth/login", json={"username": "dot", "password": "x" * 8})
         assert r.status_code == 401
+
+
+def test_the_address_window_spares_loopback(tmp_path: Path) -> None:
+    """Behind a proxy that does not pass the client's address every login would share
+    one loopback address: its window would be the whole hall's (accounts still count)."""
+    settings = hall_settings(tmp_path / "data", login_attempts_per_ip=2)
+    store = Store(settings)
+    store.migrate()
+    g = LoginGuards(settings)
+    for i in range(5):
+        assert store.call(g.claim, f"name{i}", "127.0.0.1", 1.0 + i).ok
+        assert store.call(g.claim, f"name{i}", "::1", 1.0 + i).ok
+    assert [store.call(g.claim, f"other{i}", "10.0.0.5", 9.0).ok for i in range(3)] == [
+        True, True, False]
+    store.close()

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import ipaddress
 import math
 import re
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -36,6 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from gunzi.server.db import SessionRow, Store, User, now
+from gunzi.server.limits import Throttle, is_loopback
 from gunzi.server.login_guard import LoginGuards
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings
@@ -72,31 +71,6 @@ class Principal:
 
     def public(self) -> dict[str, Any]:
         return {"id": self.user_id, "name": self.name, "guest": self.guest}
-
-
-class Throttle:
-    """At most ``limit`` events per key in a sliding window."""
-
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
-        self.window = window
-        self.hits: dict[str, deque[float]] = {}
-
-    def blocked(self, key: str) -> bool:
-        q = self.hits.get(key)
-        if not q:
-            return False
-        cutoff = time.monotonic() - self.window
-        while q and q[0] < cutoff:
-            q.popleft()
-        if not q:
-            del self.hits[key]
-        return len(q) >= self.limit
-
-    def hit(self, key: str) -> None:
-        self.hits.setdefault(key, deque()).append(time.monotonic())
-        if len(self.hits) > 100_000:  # bound memory under a spray of keys
-            self.hits.clear()
 
 
 class AuthError(Exception):
@@ -367,11 +341,8 @@ def _count_new_account(accounts: Accounts, request: Request) -> None:
     """Accounts made from one address are capped (loopback is exempt: tests, benchmarks,
     and a reverse proxy that does not forward the client's address)."""
     ip = _client_ip(request)
-    try:
-        if ipaddress.ip_address(ip).is_loopback:
-            return
-    except ValueError:
-        pass
+    if is_loopback(ip):
+        return
     if accounts.new_accounts.blocked(ip):
         raise HTTPException(429, detail={"code": "too_many_accounts",
                                          "message": "too many new accounts from your address"})

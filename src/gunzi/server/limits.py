@@ -1,5 +1,6 @@
 """Per-client limits the hall process keeps in memory: open sockets per user and per
-address, and room-code lookups per address.
+address, room-code lookups per address, and the sliding-window :class:`Throttle` the
+other in-memory limits use (new accounts, uploads, chat).
 
 Each check and its count happen in one synchronous step (no ``await`` between them),
 so concurrent handshakes or lookups on the event loop cannot overshoot a limit.
@@ -10,9 +11,9 @@ and a reverse proxy that does not pass the client's address); per-user limits ap
 from __future__ import annotations
 
 import ipaddress
-from collections import Counter
+import time
+from collections import Counter, deque
 
-from gunzi.server.auth import Throttle
 from gunzi.server.settings import Settings
 
 
@@ -21,6 +22,31 @@ def is_loopback(ip: str) -> bool:
         return ipaddress.ip_address(ip).is_loopback
     except ValueError:
         return False
+
+
+class Throttle:
+    """At most ``limit`` events per key in a sliding window."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.hits: dict[str, deque[float]] = {}
+
+    def blocked(self, key: str) -> bool:
+        q = self.hits.get(key)
+        if not q:
+            return False
+        cutoff = time.monotonic() - self.window
+        while q and q[0] < cutoff:
+            q.popleft()
+        if not q:
+            del self.hits[key]
+        return len(q) >= self.limit
+
+    def hit(self, key: str) -> None:
+        self.hits.setdefault(key, deque()).append(time.monotonic())
+        if len(self.hits) > 100_000:  # bound memory under a spray of keys
+            self.hits.clear()
 
 
 class Limits:

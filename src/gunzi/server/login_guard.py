@@ -18,6 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from gunzi.server.db import LoginGuard
+from gunzi.server.limits import is_loopback
 from gunzi.server.settings import Settings
 
 PRUNE_EVERY = 512  # claims between deletions of rows nothing refers to any more
@@ -77,16 +78,17 @@ class LoginGuards:
         s = self.settings
         t = LoginGuard.__table__.c
         token = secrets.token_hex(8)
-        ip_key = "ip:" + ip[:64]
-        expired = t.last_at <= now - s.login_ip_window
-        row = self._upsert(
-            session,
-            {"key": ip_key, "failures": 1, "last_at": now, "next_at": 0.0, "claim": token},
-            {"failures": case((expired, 1), else_=t.failures + 1),
-             "last_at": case((expired, now), else_=t.last_at), "claim": token})
-        window = float(row.last_at)
-        if row.failures > s.login_attempts_per_ip:
-            return Claim(False, "too_many_attempts", window + s.login_ip_window - now)
+        ip_key, window = "ip:" + ip[:64], 0.0
+        if not is_loopback(ip):  # as every per-address limit (gunzi.server.limits)
+            expired = t.last_at <= now - s.login_ip_window
+            row = self._upsert(
+                session,
+                {"key": ip_key, "failures": 1, "last_at": now, "next_at": 0.0, "claim": token},
+                {"failures": case((expired, 1), else_=t.failures + 1),
+                 "last_at": case((expired, now), else_=t.last_at), "claim": token})
+            window = float(row.last_at)
+            if row.failures > s.login_attempts_per_ip:
+                return Claim(False, "too_many_attempts", window + s.login_ip_window - now)
 
         user_key = "u:" + username_key
         held = t.next_at > now

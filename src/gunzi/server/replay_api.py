@@ -20,7 +20,8 @@ from gunzi.engine.errors import GunziError
 from gunzi.review.review import Budget, review
 from gunzi.review.timeline import hand_of, timeline
 from gunzi.server import jsonsafe
-from gunzi.server.auth import CurrentUser, Throttle
+from gunzi.server.auth import CurrentUser
+from gunzi.server.limits import Throttle
 from gunzi.server.presence import where
 from gunzi.server.settings import Settings
 from gunzi.server.tables import Hall, TableError
