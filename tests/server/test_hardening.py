@@ -74,10 +74,26 @@ def test_bad_uploads_are_400(client: TestClient, body: str) -> None:
     assert r.json()["detail"]["code"] == "bad_record"
 
 
-def test_upload_size_is_capped_by_setting(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(record_max_bytes=1000)
-    r = client.post("/api/timeline", content="[" * 1001)
-    assert r.status_code == 413 and "1,000 bytes" in r.json()["detail"]["message"]
+def test_body_sizes_are_capped_declared_or_streamed(
+        make_client: Callable[..., TestClient]) -> None:
+    client = make_client(record_max_bytes=1000, http_max_body=300)
+    alice = cookie_guest(client)
+
+    def chunks(n: int) -> Iterator[bytes]:  # no Content-Length: sent chunked
+        for _ in range(n):
+            yield b" " * 100
+
+    for path, limit, headers in (("/api/timeline", 1000, {}), ("/api/tables", 300, alice)):
+        body = '{"name": "' + "x" * limit + '"}'
+        for content in (body, chunks(limit // 100 + 1)):
+            r = client.post(path, content=content, headers=headers)
+            assert r.status_code == 413, r.text
+            assert r.json()["detail"] == {
+                "code": "body_too_large",
+                "message": f"the request body is larger than {limit:,} bytes"}
+    assert client.get("/api/tables").json()["tables"] == []  # nothing was made
+    r = client.post("/api/tables", json={"name": "x" * 60}, headers=alice)
+    assert r.status_code == 201  # under the cap: as before
 
 
 @settings(max_examples=60, deadline=None,

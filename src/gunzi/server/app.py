@@ -27,7 +27,7 @@ from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
-from gunzi.server.limits import Limits
+from gunzi.server.limits import BodyLimit, Limits
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings, from_env
 from gunzi.server.tables import Hall
@@ -163,6 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def table_ws(websocket: WebSocket, table_id: str) -> None:
         await ws.table_socket(websocket, table_id)
 
+    app.add_middleware(BodyLimit, limit_for=lambda path: (
+        settings.record_max_bytes if path == "/api/timeline" else settings.http_max_body))
     if settings.allowed_hosts:
         # Outermost: a request for a host not listed gets 400 before anything else runs.
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))

@@ -1,6 +1,6 @@
 """Per-client limits the hall process keeps in memory: open sockets per user and per
-address, room-code lookups per address, and the sliding-window :class:`Throttle` the
-other in-memory limits use (new accounts, uploads, chat).
+address, room-code lookups per address, the sliding-window :class:`Throttle` the
+other in-memory limits use (new accounts, uploads, chat), and request body sizes.
 
 Each check and its count happen in one synchronous step (no ``await`` between them),
 so concurrent handshakes or lookups on the event loop cannot overshoot a limit.
@@ -13,6 +13,11 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections import Counter, deque
+from collections.abc import Callable
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gunzi.server.settings import Settings
 
@@ -85,3 +90,56 @@ class Limits:
             return False
         self.lookups.hit(ip)
         return True
+
+
+class BodyLimit:
+    """ASGI middleware: a request body is at most ``limit_for(path)`` bytes, declared
+    (Content-Length) or streamed; a larger one is answered 413 before the route runs.
+
+    The body is read here, up to the limit, and handed on whole: every route parses
+    JSON it has in memory anyway, and a route never sees a body it must cut short."""
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+        self.app = app
+        self.limit_for = limit_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope["path"])
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await _too_large(limit)(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _too_large(limit)(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return JSONResponse({"detail": {"code": "body_too_large",
+                                    "message": f"the request body is larger than {limit:,} bytes"}},
+                        status_code=413)

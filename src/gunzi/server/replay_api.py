@@ -127,16 +127,7 @@ async def upload_timeline(request: Request) -> dict[str, Any]:
     if st.uploads.blocked(who):
         raise _error(429, "too_many_uploads", "too many records sent; wait a minute")
     st.uploads.hit(who)
-    limit = settings.record_max_bytes
-    too_large = _error(413, "record_too_large", f"the record is larger than {limit:,} bytes")
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_large
+    body = await request.body()  # at most record_max_bytes: limits.BodyLimit saw to it
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:

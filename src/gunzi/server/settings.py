@@ -52,6 +52,7 @@ class Settings:
     json_max_depth: int = 32  # nesting of a socket frame or an uploaded record's line
     code_lookups_per_minute: int = 30  # room-code lookups per address (loopback exempt)
     record_max_bytes: int = 2_000_000  # an uploaded record (POST /api/timeline)
+    http_max_body: int = 65_536  # any other request body (REST JSON)
     record_uploads_per_minute: int = 12  # per address
     ws_queue: int = 512  # frames waiting for a slow socket before it is dropped
     chat_max_len: int = 200
