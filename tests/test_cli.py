@@ -321,6 +321,8 @@ def test_rules_json_lists_presets_and_options() -> None:
         "gunzi": "two", "classic-1": "doubling", "classic-2": "doubling", "classic-3": "linear"}
     assert out["options"]["bj_suit_fallback"]["interpretation"] == "I-3"
     assert out["options"]["follow"]["interpretation"] is None
+    assert Path(out["documents"]["en"]).name == "rules.md"
+    assert Path(out["documents"]["zh"]).is_file()
 
 
 def test_rules_json_other_games() -> None:
@@ -405,8 +407,14 @@ def test_rules_table_at_80_columns_shows_whole_names_clauses_values_and_presets(
 
 def test_rules_table_sections_and_game_filter() -> None:
     text = flat(invoke("rules").output)
-    for heading in ("RULES.md Part A", "步步为营: RULES.md Part D", "The ladder: RULES.md Part C"):
+    for heading in ("docs/rules.md Part A", "步步为营: docs/rules.md Part D",
+                    "The ladder: docs/rules.md Part C"):
         assert heading in text, heading
+    # The rules text comes first, by a path that exists (a source checkout: docs/rules.md).
+    first = re.match(r"The rules text: (\S+) \(中文 (\S+)\); in the hall: /rules", text)
+    assert first, text[:200]
+    assert Path(first.group(1)).read_text(encoding="utf-8").startswith("# Rules of the games")
+    assert Path(first.group(2)).name == "rules.zh.md" and Path(first.group(2)).is_file()
     assert text.index("Part A") < text.index("Part D") < text.index("Part C")
     only = flat(invoke("rules", "--game", "quoridor").output)
     assert "jumps" in only and "Part D" in only

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gunzi import rulebook
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.errors import GunziError
@@ -379,7 +380,7 @@ def _values_text(opt: dict[str, Any]) -> str:
 
 
 def _interpretation(opt: Option) -> str | None:
-    """The RULES.md interpretation an option implements ('I-3'), if any."""
+    """The docs/rules.md interpretation an option implements ('I-3'), if any."""
     found = re.search(r"\[(I-\d+)\]", opt.clause)
     return found.group(1) if found else None
 
@@ -413,11 +414,11 @@ def _rules_data() -> dict[str, dict[str, Any]]:
 
 
 RULES_SECTIONS = {
-    "cards": ("Card games: RULES.md Part A (preset gunzi) and Part B (classic-1/2/3, "
+    "cards": ("Card games: docs/rules.md Part A (preset gunzi) and Part B (classic-1/2/3, "
               "1 to 3 decks). Set an option with -o option=value (simulate, demo, play)."),
-    "quoridor": ("步步为营: RULES.md Part D (presets quoridor-2, quoridor-4: 2 or 4 players). "
+    "quoridor": ("步步为营: docs/rules.md Part D (presets quoridor-2, quoridor-4: 2 or 4 players). "
                  "gunzi simulate --rules quoridor-2 -o jumps=true"),
-    "ladder": ("The ladder: RULES.md Part C (the hall's titles: gunzi ladder titles). "
+    "ladder": ("The ladder: docs/rules.md Part C (the hall's titles: gunzi ladder titles). "
                "No presets: 'default' is the value the hall uses."),
 }
 
@@ -434,7 +435,7 @@ def _presets_text(per_preset: dict[str, Any]) -> str:
 def _rules_table(section: dict[str, Any]) -> Table:
     """Option names never wrap (they are typed); the details column wraps instead."""
     table = Table(box=box.SIMPLE_HEAD, leading=1)
-    table.add_column("option\nRULES.md", no_wrap=True)
+    table.add_column("option\ndocs/rules.md", no_wrap=True)
     table.add_column("meaning\nallowed values\neach preset's value", overflow="fold")
     for key, opt in section["options"].items():
         table.add_row(f"[bold cyan]{key}[/bold cyan]\n[yellow]{escape(opt['clause'])}[/yellow]",
@@ -449,20 +450,25 @@ def rules_cmd(
         "--game", "-g", help="Only one section: " + ", ".join(RULES_GAMES))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Every rule option: its RULES.md clause, meaning, allowed values and each preset's value.
+    """Every rule option: its docs/rules.md clause, meaning, allowed values and each preset's value.
 
-    Card games first, then 步步为营 and the ladder.
+    Card games first, then 步步为营 and the ladder; the rules text's path comes first
+    (``--json``: ``documents``, the path per language).
     """
     if game is not None and game not in RULES_GAMES:
         errors.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
         raise typer.Exit(2)
     data = _rules_data()
+    documents = {lang: str(rulebook.location(lang)) for lang in rulebook.LANGS}
     if as_json:
         if game is not None:
             _emit_json(data[game])
         else:  # the card catalogue at the top level, as before; the other games beside it
-            _emit_json({**data["cards"], "quoridor": data["quoridor"], "ladder": data["ladder"]})
+            _emit_json({**data["cards"], "quoridor": data["quoridor"], "ladder": data["ladder"],
+                        "documents": documents})
         return
+    console.print(f"The rules text: [bold]{escape(documents['en'])}[/bold] "
+                  f"(中文 {escape(documents['zh'])}); in the hall: /rules", highlight=False)
     for name in RULES_GAMES if game is None else (game,):
         console.print(f"[bold]{RULES_SECTIONS[name]}[/bold]")
         console.print(_rules_table(data[name]))
@@ -474,12 +480,13 @@ def _register_subsystems() -> None:
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
+    from gunzi.server.ladder_command import register as register_ladder_top
     from gunzi.tui.command import register as register_tui
 
     register_server(app)
     register_tui(app)
     register_arena(app)
-    register_ladder(app)
+    register_ladder_top(register_ladder(app))
     register_review(app)
 
 

@@ -673,3 +673,13 @@ def test_suit_colours_are_distinct() -> None:
     colours = {Style.parse(card_style(c)).color for c in (0, 13, 26, 39, C.LJ, C.BJ)}
     assert len(colours) == 6
     assert all(c is not None and c.triplet is not None for c in colours)
+
+
+def test_event_text_of_a_no_trump_hand() -> None:
+    """[I-30] 无主 is said in the log; a suitless trump event of any other kind stays silent."""
+    ev = {"type": "trump", "suit": None, "how": "no-trump", "cards": []}
+    zh, en = event_text(ev, "zh"), event_text(ev, "en")
+    assert zh is not None and "无主" in zh.plain
+    assert en is not None and en.plain.startswith("No trump")
+    assert event_text({"type": "trump", "suit": None, "how": "kitty-random", "cards": ["BJ"]},
+                      "en") is None

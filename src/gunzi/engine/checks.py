@@ -13,6 +13,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
 
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ def verify_play(m: Match, action: Action) -> None:
             err = CT.lead_error(cards, hand, m.order)
         else:
             assert m.lead_shape is not None
-            err = CT.follow_error(m.lead_shape, cards, hand, m.order)
+            err = CT.follow_error(m.lead_shape, cards, hand, m.order, policy_of(m.rules))
         rule = "B"
     if err:
         verb = "leads" if not m.trick else "follows with"

@@ -29,6 +29,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
 from gunzi.engine.events import NOBODY, Event, freeze
 from gunzi.engine.legal import LegalActions
@@ -497,16 +498,21 @@ class Match:
         self.trump = suit
         self.order = order_for(self.level, suit, self.rules.permanent_twos)
         if not quiet:
-            self._emit("trump", {"suit": C.SUITS[suit], "how": how, "cards": C.names(shown)})
+            self._emit("trump", {"suit": C.SUITS[suit] if suit >= 0 else None, "how": how,
+                                 "cards": C.names(shown)})
 
     def _end_draw(self) -> None:
         self.asks = []
         self.current = None
         rules = self.rules
         if self.decl is None:
+            # [I-30] classic 无主: the hand is played with no trump suit (trump -1).
+            no_trump = not rules.is_gunzi and rules.no_declaration == "no-trump"
             if self.first:
-                if not self._kitty_flip():
+                if not self._kitty_flip(name_trump=not no_trump):
                     return
+            elif no_trump:
+                self._set_trump(-1, "no-trump", [])
             elif not self._random_kitty_trump():
                 return
         elif self.bj_pending and self.trump < 0:
@@ -531,8 +537,9 @@ class Match:
         self.bj_pending = False
         self._begin_tribute()
 
-    def _kitty_flip(self) -> bool:
-        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals."""
+    def _kitty_flip(self, name_trump: bool = True) -> bool:
+        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals (and,
+        unless the hand is 无主, its suit is trump)."""
         start = self.first_seat
         turned: list[Card] = []
         n = 4
@@ -557,7 +564,10 @@ class Match:
             "kitty_flip",
             {"cards": C.names(turned), "first_seat": start, "dealer": self.dealer},
         )
-        self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        if name_trump:
+            self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        else:
+            self._set_trump(-1, "no-trump", turned)
         return True
 
     def _random_kitty_trump(self) -> bool:
@@ -839,7 +849,8 @@ class Match:
         self.current = self.dealer
         self.trick = []
         self.trick_no = 1
-        self._emit("play_begins", {"leader": self.dealer, "trump": C.SUITS[self.trump],
+        self._emit("play_begins", {"leader": self.dealer,
+                                   "trump": C.SUITS[self.trump] if self.trump >= 0 else None,
                                    "level": self.level})
 
     def _apply_play(self, action: Action) -> Event:
@@ -848,7 +859,8 @@ class Match:
         public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
                                   "trick": self.trick_no}
         if not self.trick and not self.rules.is_gunzi:
-            shape = CT.decompose(cards, self.order)
+            pol = policy_of(self.rules)
+            shape = CT.decompose(cards, self.order, pol)
             if len(shape.units) > 1:
                 others = [self.hands[(seat + i) % 4] for i in (1, 2, 3)]
                 failed = CT.failed_throw(shape, others, self.order)
@@ -858,7 +870,7 @@ class Match:
                     public["attempted"] = public["cards"]
                     cards = tuple(sorted(failed.cards))
                     public["cards"] = tuple(C.names(cards))
-                    shape = CT.decompose(cards, self.order)
+                    shape = CT.decompose(cards, self.order, pol)
             self.lead_shape = shape
         hand = self.hands[seat]
         for c in cards:
@@ -877,7 +889,7 @@ class Match:
             idx = GT.trick_winner(plays, self.order)
         else:
             assert self.lead_shape is not None
-            idx = CT.trick_winner(self.lead_shape, plays, self.order)
+            idx = CT.trick_winner(self.lead_shape, plays, self.order, policy_of(self.rules))
         winner = self.trick[idx][0]
         pts = 0
         for p in plays:

@@ -24,7 +24,7 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import CATALOG, Ruleset, from_options
 
 FORMAT = "gunzi-record"
-VERSION = 1
+VERSION = 2  # 2: the classic variant options of issue 16 ([I-20]..[I-30])
 ACTION_TYPES = {
     "deal", "declare", "pass", "tribute", "return", "bury", "bury_jokers", "joker_announce",
     "play",
@@ -230,7 +230,10 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     head, rest = split_header(lines)
     match = start_match(head)
     written = head["rules"]
-    out = Replay(head, match, assumed=[k for k in CATALOG.options if k not in written])
+    version = head.get("version", 1)
+    version = version if isinstance(version, int) else 1
+    out = Replay(head, match, assumed=[
+        k for k, o in CATALOG.options.items() if k not in written and o.since <= version])
 
     def perform(action: A.Action) -> list[dict[str, Any]]:
         before = len(match.events)

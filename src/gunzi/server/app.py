@@ -22,7 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from gunzi.server import auth, board_api, lobby, replay_api, ws
+from gunzi.server import auth, board_api, lobby, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
@@ -141,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(board_api.router)
     app.include_router(replay_api.router)
     app.include_router(ladder_router)
+    app.include_router(rules_page.router)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:

@@ -146,6 +146,7 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.declare": "{seat} 亮 {cards}",
         "ev.declare.suit": "{seat} 亮 {cards} 叫 {suit}",
         "ev.trump": "主: {suit}",
+        "ev.no_trump": "无主: 只有王和级牌是主",
         "ev.kitty_flip": "翻底: {cards} → 庄家 {seat}",
         "ev.tribute": "{seat} 进贡 {n}张给 {to}{cards}",
         "ev.return": "{seat} 还 {n}张给 {to}{cards}",
@@ -303,6 +304,7 @@ TEXT: dict[str, dict[str, str]] = {
         "ev.declare": "Declared by {seat}: {cards}",
         "ev.declare.suit": "Declared by {seat}: {cards} naming {suit}",
         "ev.trump": "Trump: {suit}",
+        "ev.no_trump": "No trump (无主): only jokers and level cards are trumps",
         "ev.kitty_flip": "Kitty turned: {cards} → dealer {seat}",
         "ev.tribute": "Tribute ({n} cards) {seat} → {to}{cards}",
         "ev.tribute.1": "Tribute (1 card) {seat} → {to}{cards}",
@@ -451,8 +453,9 @@ def event_text(ev: Mapping[str, Any], lang: str) -> Text | None:
             else "ev.declare"
         return Text(t(lang, key, seat=seat(), cards=cards(), suit=suit_symbol(ev.get("suit"))))
     if kind == "trump":
-        if ev.get("suit") is None:
-            return None
+        if ev.get("suit") is None:  # 无主 [I-30] says so; a suitless joker turn says nothing
+            return Text(t(lang, "ev.no_trump"), style="bold") if ev.get("how") == "no-trump" \
+                else None
         return Text(t(lang, "ev.trump", suit=suit_symbol(ev["suit"])), style="bold")
     if kind == "kitty_flip":
         return Text(t(lang, "ev.kitty_flip", cards=cards(), seat=seat("dealer")))
