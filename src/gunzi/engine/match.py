@@ -67,7 +67,7 @@ PHASE_KIND = {
 
 
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
-# The clause that says whose turn it is, for out-of-turn errors (classic play: Part B).
+# The clause that says whose turn it is, for out-of-turn errors (classic: Part B).
 PHASE_RULE = {
     Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
     Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
@@ -110,7 +110,8 @@ def _strength(cards: Sequence[Card]) -> int:
 # out because a compiled (mypyc) Match has no __dict__ to copy.
 STATE_FIELDS = (
     "asks", "auto_deal", "bj_pending", "blood_next", "can", "current", "deal_no", "dealer",
-    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
+    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throw",
+    "failed_throws",
     "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
     "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
     "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader",
@@ -150,7 +151,8 @@ class Match:
         self.levels = list(levels) if levels is not None else [start, start]
         if dealer is None and self.levels[0] != self.levels[1]:
             raise IllegalActionError(
-                "the first hand of a round is played with both teams at the same level", "A3"
+                "the first hand of a round is played with both teams at the same level",
+                "A3" if self.rules.is_gunzi else "B",
             )
         self.events: list[Event] = []
         self.hand_no = 0
@@ -217,6 +219,8 @@ class Match:
         self.last_trick_winner = -1
         self.last_winning_play: tuple[Card, ...] = ()
         self.hand_failed_throws = [0, 0, 0, 0]
+        # The hand's last failed throw and who stopped it with what (public, for the tables).
+        self.failed_throw: dict[str, Any] | None = None
 
     def clone(self) -> Match:
         """An independent copy (for search and what-if analysis)."""
@@ -868,8 +872,15 @@ class Match:
                     self.failed_throws[seat] += 1
                     self.hand_failed_throws[seat] += 1
                     public["attempted"] = public["cards"]
+                    stop = CT.blocker(failed, seat, self.hands, self.order)
+                    assert stop is not None  # the part failed because someone beats it
                     cards = tuple(sorted(failed.cards))
                     public["cards"] = tuple(C.names(cards))
+                    self.failed_throw = {
+                        "trick": self.trick_no, "seat": seat, "attempted": public["attempted"],
+                        "cards": public["cards"], "blocker": stop[0],
+                        "beats": tuple(C.names(stop[1])),
+                    }
                     shape = CT.decompose(cards, self.order, pol)
             self.lead_shape = shape
         hand = self.hands[seat]
@@ -966,8 +977,7 @@ class Match:
                                          else 0 <= seat <= 3):
             what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
             raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-        rule = PHASE_RULE[self.phase] if self.rules.is_gunzi or self.phase is not Phase.PLAY \
-            else "B"
+        rule = checks.clause(self, PHASE_RULE[self.phase])
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
         expected = " or ".join(k.value for k in PHASE_KIND[self.phase])

@@ -37,7 +37,7 @@ from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import redact, stream, view
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
-from gunzi.server import db
+from gunzi.server import db, refusals
 from gunzi.server.auth import Principal
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
 from gunzi.server.limits import Throttle
@@ -125,6 +125,7 @@ class Table(SeatedTable):
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
             "owner": self._owner_name(),
+            "host": self.host,
             "created_at": self.created_at,
         }
 
@@ -429,10 +430,11 @@ class Table(SeatedTable):
         seat = conn.seat
         i = ridx(seat)
 
-        def refuse(code: str, message: str, rule: str = "") -> dict[str, Any]:
+        def refuse(code: str, message: str, rule: str = "",
+                   **more: Any) -> dict[str, Any]:
             self.hall.metrics.rejected.labels(code).inc()
             log.info("action_refused", table=self.id, seat=seat, reason=code, rule=rule)
-            err = {"code": code, "message": message}
+            err: dict[str, Any] = {"code": code, "message": message, **more}
             if rule:
                 err["rule"] = rule
             return {"t": "ack", "id": cid, "ok": False, "seq": self.seq[i], "error": err}
@@ -469,7 +471,9 @@ class Table(SeatedTable):
             # The engine never names the seat being asked to declare (tests/test_errors.py).
             return refuse("out_of_turn", str(exc)[:300], exc.rule)
         except IllegalActionError as exc:
-            return refuse("illegal", str(exc)[:500], exc.rule)
+            assert self.match is not None and seat is not None
+            return refuse("illegal", str(exc)[:500], exc.rule,
+                          **refusals.illegal(self.match, seat, str(exc), exc.rule))
         except CommitError:
             return refuse("server_error", "the action was not saved; please retry")
         except GunziError as exc:
@@ -637,7 +641,7 @@ class Hall(BaseHall[Table]):
         clock = self.settings.default_clock if body.clock is None else body.clock
         if clock > self.settings.max_clock:
             raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
-        name = getattr(body, "name", None) or f"{who.name}'s table"
+        name = getattr(body, "name", None) or ""  # unnamed: the page says whose table it is
         return await self._open(
             who, name=name, public=public, quick=quick, preset=body.preset,
             rules={"name": rules.name, **rules.options()}, seats=4, clock=clock,
