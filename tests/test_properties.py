@@ -404,6 +404,8 @@ def test_bad_deals_change_nothing() -> None:
     {"type": "play", "seat": True, "cards": ["AS"]},
     {"type": "play", "seat": 0, "cards": ["ZZ"]},
     {"type": "play", "seat": 0, "cards": 5},
+    {"type": "play", "seat": 0, "cards": "AS"},
+    {"type": "bury_jokers", "seat": 0, "cards": ["BJ"], "take": "3C"},
     {"type": "play", "seat": 0, "cards": [5]},
     {"type": "play", "seat": 0, "cards": ["AS"] * 65},
     {"type": "declare", "seat": 0, "cards": ["3S"], "suit": "X"},

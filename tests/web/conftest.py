@@ -131,6 +131,9 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
         page = ctx.new_page()
         page.set_default_timeout(15000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # The hall's Content-Security-Policy must not block anything the pages do.
+        page.on("console", lambda msg: errors.append(msg.text)
+                if "Content Security Policy" in msg.text else None)
         return page
 
     yield make

@@ -38,8 +38,9 @@ from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db, refusals
-from gunzi.server.auth import Principal, Throttle
+from gunzi.server.auth import Principal
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
+from gunzi.server.limits import Throttle
 from gunzi.server.presence import (
     LIVE,
     Conn,

@@ -23,6 +23,7 @@ export function h(spec, attrs, ...children) {
     else if (k === "class") e.className += " " + v;
     else if (k === "text") e.textContent = v;
     else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "style") e.style.cssText = v; // CSSOM: allowed by the CSP (a style attribute is not)
     else if (k in e && typeof v !== "string") e[k] = v;
     else e.setAttribute(k, v === true ? "" : v);
   }
