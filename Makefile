@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 FAST := build/fast
 # Engine modules compiled by mypyc for `make bench` (same source, C extension).
-FAST_MODULES := cards order gunzi_tricks classic_tricks match checks hand_end legal actions events scoring errors rules
+FAST_MODULES := cards order gunzi_tricks classic_tricks state variant match checks hand_end legal actions events scoring errors rules
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)

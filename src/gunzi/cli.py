@@ -158,7 +158,7 @@ def demo(
     ruleset = _rules(rules, option)
     match = Match(ruleset, random.Random(seed))
     players = random.Random(seed + 1)
-    while len(match.results) < hand and not match.over:
+    while len(match.results) < hand and not match.is_over:
         seat = match.to_act
         assert seat is not None
         match.apply(match.legal_actions(seat).sample(players))

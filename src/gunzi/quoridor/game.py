@@ -306,9 +306,25 @@ class QuoridorGame:
         return self._over
 
     @property
-    def to_move(self) -> int | None:
-        """The seat to act, or ``None`` when the game is over."""
+    def to_act(self) -> int | None:
+        """The seat to act, or ``None`` when the game is over (the game protocol's name)."""
         return None if self._over else self._state.to_move
+
+    @property
+    def to_move(self) -> int | None:
+        """The older name of :attr:`to_act`."""
+        return self.to_act
+
+    def returns(self) -> list[float]:
+        """Per seat: +1 for the winner, the others share -1; all 0 while playing or drawn."""
+        n = self.rules.players
+        if self._winner is None:
+            return [0.0] * n
+        return [1.0 if s == self._winner else -1.0 / (n - 1) for s in range(n)]
+
+    def information_state(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` knows: the whole board (步步为营 hides nothing); see :meth:`view`."""
+        return self.view(seat)
 
     @property
     def players(self) -> int:
@@ -528,8 +544,8 @@ class QuoridorGame:
 
     # ---- views
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` sees (everything is public), as JSON-able data."""
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) sees (everything is public), as JSON-able data."""
         geo = self.geometry
         return {
             "game": "quoridor",
@@ -549,7 +565,7 @@ class QuoridorGame:
                 for s, p in enumerate(self._state.pawns)
             ],
             "walls": [{"seat": w.seat, "wall": w.text()} for w in self._walls],
-            "legal": [a.text() for a in self.legal_actions(seat)],
+            "legal": [] if seat is None else [a.text() for a in self.legal_actions(seat)],
             "is_over": self._over,
             "winner": self._winner,
         }

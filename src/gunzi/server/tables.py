@@ -34,7 +34,7 @@ from gunzi.engine.actions import CHANCE, Action
 from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
-from gunzi.engine.view import redact, stream, view
+from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db
@@ -141,9 +141,7 @@ class Table(SeatedTable):
         m = self.match
         if m is None or self.status != "playing":
             return {"seat": None, "deadline": None, "clock": self.clock}
-        to = m.current
-        if m.phase is Phase.DRAW and to != r:
-            to = None  # who is asked to declare is private (it tells that they could)
+        to = visible_to_act(m, r)
         deadline = None
         if to is not None and to >= 0 and self.decision_key == len(m.events):
             deadline = self.deadline_wall
@@ -159,27 +157,14 @@ class Table(SeatedTable):
         """Frames for the events from ``start`` on: per recipient, as ``stream`` numbers them."""
         m = self.match
         assert m is not None
-        new = m.events[start:]
-        finished = m.revealed_hands()
         groups = self._by_recipient()
         sent = 0
         for r in RECIPIENTS:
             i = ridx(r)
             conns = groups[i]
-            out: list[dict[str, Any]] = []
-            for ev in new:
-                d = redact(ev, r)
-                if d is None:
-                    continue
-                self.seq[i] += 1
-                if not conns:
-                    continue
-                if ev.hand <= finished:
-                    d = redact(ev, r, reveal=True)
-                    assert d is not None
-                    d.pop("v", None)
-                d["seq"] = self.seq[i]
-                out.append(d)
+            out = list(numbered(m, r, start, self.seq[i]))
+            if out:
+                self.seq[i] = out[-1]["seq"]
             turn = self._turn(r)
             changed = turn != self.last_turn[i]
             self.last_turn[i] = turn
@@ -203,13 +188,13 @@ class Table(SeatedTable):
     def _seq_at(self, r: int | None, v_end: int) -> int:
         m = self.match
         assert m is not None
-        return sum(1 for ev in m.events[:v_end] if redact(ev, r) is not None)
+        return seq_at(m, r, v_end)
 
     def _count_seqs(self) -> None:
         m = self.match
         assert m is not None
         for r in RECIPIENTS:
-            self.seq[ridx(r)] = sum(1 for ev in m.events if redact(ev, r) is not None)
+            self.seq[ridx(r)] = seq_at(m, r)
 
     # ------------------------------------------------------------- scheduling
     def _later(self, delay: float, key: int, kind: str) -> None:

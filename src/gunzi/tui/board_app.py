@@ -119,7 +119,7 @@ class BoardApp(App[Path | None]):
 
     @property
     def my_turn(self) -> bool:
-        return self.game.to_move == HUMAN
+        return self.game.to_act == HUMAN
 
     def legal_squares(self) -> set[tuple[int, int]]:
         return {m.to for m in self.game.legal_moves(HUMAN)} if self.my_turn else set()
@@ -186,7 +186,7 @@ class BoardApp(App[Path | None]):
         g = self.game
         info = Text()
         for s in range(g.players):
-            mark = "▶ " if g.to_move == s else "  "
+            mark = "▶ " if g.to_act == s else "  "
             info.append(mark)
             info.append(f" {s} ", style=PAWN_STYLES[s])
             info.append(f" {self.seat_label(s)}  {self.t('walls')} {g.walls_left[s]}  "
@@ -236,7 +236,7 @@ class BoardApp(App[Path | None]):
             self.call_later(self.bot_step)
 
     def bot_step(self) -> None:
-        seat = self.game.to_move
+        seat = self.game.to_act
         if seat is None or seat == HUMAN:
             return
         bot = self.bots[seat]
