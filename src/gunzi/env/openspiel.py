@@ -247,6 +247,23 @@ class Observer:
                           sort_keys=True)
 
 
+def game_name(rules: card_rules.Ruleset) -> str:
+    """The registered game of a ruleset's game and decks."""
+    return "python_gunzi" if rules.is_gunzi else f"python_gunzi_classic_{rules.decks}"
+
+
+def state_of(game: GunziGame, match: Match) -> GunziState:
+    """A state of ``game`` at a dealt position (for a bot that searches from a guess); the
+    match's own rules (options included) govern it."""
+    state: GunziState = game.new_initial_state()
+    h = state.h
+    h.rules = match.rules
+    h.left = [0] * C.NUM_TYPES
+    h.match = match
+    h.next_builder()
+    return state
+
+
 def resample(state: GunziState, player: int, rng: random.Random) -> GunziState:
     """A state ``player`` cannot tell from ``state``: the cards it cannot see (other hands,
     the kitty unless it knows it) dealt anew, sizes kept, each seat's shown voids respected
