@@ -81,3 +81,25 @@ def test_resample_keeps_what_the_seat_knows_and_moves_the_rest() -> None:
     shown = [e["seat"] for e in seen[1] if e["type"] == "draw" and "card" in e]
     assert shown and set(shown) == {player}
     assert len([e for e in seen[1] if e["type"] == "draw"]) > len(shown)
+
+
+@pytest.mark.parametrize("name", ["python_gunzi_quoridor_2", "python_gunzi_quoridor_4"])
+def test_the_board_game_in_openspiel(name: str) -> None:
+    import gunzi.env.openspiel_board  # noqa: F401  (registers the board games)
+
+    game = pyspiel.load_game(name)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    rs = np.random.RandomState(2)
+    bot = mcts.MCTSBot(game, 2.0, 4, mcts.RandomRolloutEvaluator(1, rs), random_state=rs,
+                       solve=False)
+    state = game.new_initial_state()
+    first = state.legal_actions()
+    n = 81  # 9x9 squares, then 64 + 64 wall anchors, then the pass
+    assert game.num_distinct_actions() == n + 2 * 64 + 1
+    # Seat 0 at e1: steps to d1, f1 and e2 (ids 3, 5, 13), then every wall anchor.
+    assert first[:3] == [3, 5, 13] and len(first) == 3 + 2 * 64
+    for _ in range(3):
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert state.b.game.turns == 3

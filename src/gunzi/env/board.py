@@ -19,19 +19,19 @@ import numpy as np
 from gunzi.env.aec import TurnEnv
 from gunzi.quoridor import rules as board_rules
 from gunzi.quoridor.game import Action, Move, Pass, QuoridorGame, Wall
+from gunzi.quoridor.rules import QuoridorRules
 
 
-class BoardEnv(TurnEnv):
-    """步步为营: ``preset="quoridor-2"`` or ``"quoridor-4"``, options as keywords."""
+class BoardCodec:
+    """Action ids and observation vectors of one 步步为营 ruleset (also used by OpenSpiel)."""
 
-    def __init__(self, preset: str = "quoridor-2", **options: Any) -> None:
-        self.rules = board_rules.preset(preset, **options)
-        n = self.rules.board_size
+    def __init__(self, rules: QuoridorRules) -> None:
+        self.rules = rules
+        n = rules.board_size
         self.n, self.m = n, n - 1
-        self.players = self.rules.players
+        self.players = rules.players
         self.obs_size = self.players * n * n + 2 * self.m * self.m + self.players + 1
-        super().__init__(preset, self.players, self.obs_size, n * n + 2 * self.m * self.m + 1,
-                         low=0.0, high=1.0)
+        self.num_actions = n * n + 2 * self.m * self.m + 1
 
     def action_id(self, action: Action) -> int:
         n, m = self.n, self.m
@@ -53,6 +53,34 @@ class BoardEnv(TurnEnv):
             return Wall(seat, row, col, orientation)
         return Pass(seat)
 
+    def legal(self, game: QuoridorGame, seat: int) -> list[int]:
+        return sorted(self.action_id(a) for a in game.legal_actions(seat))
+
+    def observe(self, game: QuoridorGame, seat: int) -> np.ndarray:
+        n, m, p = self.n, self.m, self.players
+        out = np.zeros(self.obs_size, dtype=np.float32)
+        for s, (row, col) in enumerate(game.positions):
+            out[((s - seat) % p) * n * n + row * n + col] = 1
+        walls = p * n * n
+        for w in game.walls:
+            out[walls + (0 if w.orientation == "h" else m * m) + w.row * m + w.col] = 1
+        left = walls + 2 * m * m
+        for s, k in enumerate(game.walls_left):
+            out[left + (s - seat) % p] = k / max(1, self.rules.walls)
+        limit = self.rules.max_turns
+        out[left + p] = min(1.0, game.turns / limit) if limit else 0.0
+        return out
+
+
+class BoardEnv(TurnEnv):
+    """步步为营: ``preset="quoridor-2"`` or ``"quoridor-4"``, options as keywords."""
+
+    def __init__(self, preset: str = "quoridor-2", **options: Any) -> None:
+        self.rules = board_rules.preset(preset, **options)
+        self.codec = BoardCodec(self.rules)
+        super().__init__(preset, self.rules.players, self.codec.obs_size,
+                         self.codec.num_actions, low=0.0, high=1.0)
+
     def _start(self, seed: int) -> None:
         self.game = QuoridorGame(self.rules)  # no chance in 步步为营: the seed is unused
 
@@ -62,26 +90,13 @@ class BoardEnv(TurnEnv):
         return seat
 
     def _legal(self) -> list[int]:
-        seat = self._to_act()
-        return sorted(self.action_id(a) for a in self.game.legal_actions(seat))
+        return self.codec.legal(self.game, self._to_act())
 
     def _observe(self, seat: int) -> np.ndarray:
-        n, m, p = self.n, self.m, self.players
-        out = np.zeros(self.obs_size, dtype=np.float32)
-        for s, (row, col) in enumerate(self.game.positions):
-            out[((s - seat) % p) * n * n + row * n + col] = 1
-        walls = p * n * n
-        for w in self.game.walls:
-            out[walls + (0 if w.orientation == "h" else m * m) + w.row * m + w.col] = 1
-        left = walls + 2 * m * m
-        for s, k in enumerate(self.game.walls_left):
-            out[left + (s - seat) % p] = k / max(1, self.rules.walls)
-        limit = self.rules.max_turns
-        out[left + p] = min(1.0, self.game.turns / limit) if limit else 0.0
-        return out
+        return self.codec.observe(self.game, seat)
 
     def _take(self, action: int) -> bool:
-        self.game.apply(self.action_of(self._to_act(), action))
+        self.game.apply(self.codec.action_of(self._to_act(), action))
         return self.game.is_over
 
     def _final_rewards(self) -> list[float]:

@@ -37,29 +37,15 @@ from gunzi.engine.view import knows_kitty, seat_position, stream
 from gunzi.env import card_actions as CA
 from gunzi.env import card_obs
 from gunzi.env.cards import net_levels
+from gunzi.env.openspiel_types import game_type, register
 
 PRESETS = {"python_gunzi": "gunzi", "python_gunzi_classic_1": "classic-1",
            "python_gunzi_classic_2": "classic-2", "python_gunzi_classic_3": "classic-3"}
 MAX_UTILITY = 64.0  # a bound on one hand's net levels in every preset (A12 caps are lower)
 
 
-def _game_type(short_name: str) -> Any:
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name=f"Gunzi {PRESETS[short_name]} (one hand)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=4,
-        min_num_players=4,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification={},
-    )
+TYPES = {name: game_type(name, f"Gunzi {preset} (one hand)", 4, hidden=True)
+         for name, preset in PRESETS.items()}
 
 
 class GunziGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information
@@ -82,7 +68,7 @@ class GunziGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type in
             # tokens per card (+DONE), and drawing asks each seat at most once per card.
             max_game_length=cards + 1 + 4 * cards + 8 * cards,
         )
-        super().__init__(_game_type(short_name), info, params or {})
+        super().__init__(TYPES[short_name], info, params or {})
 
     def new_initial_state(self) -> GunziState:
         return GunziState(self)
@@ -319,8 +305,4 @@ def _voids(state: GunziState, player: int) -> dict[int, set[int]]:
     return out
 
 
-# One class per preset (OpenSpiel registers a class, not a factory).
-GAMES = {name: type(f"GunziGame_{name}", (GunziGame,), {"short_name": name})
-         for name in PRESETS}
-for _name, _cls in GAMES.items():
-    pyspiel.register_game(_game_type(_name), _cls)
+GAMES = register(GunziGame, TYPES)
