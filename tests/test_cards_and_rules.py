@@ -437,8 +437,8 @@ def test_I_every_interpretation_is_a_named_option_with_the_rules_md_default(n):
 
 
 def test_I_options_of_every_game_cover_I1_to_I19():
-    """Each of docs/rules.md [I-1]..[I-19] is the clause of some option (cards, 步步为营,
-    ladder); [I-20]..[I-22] are not options yet (tests/test_rules_doc.py)."""
+    """Each of docs/rules.md [I-1]..[I-30] is the clause of some option (cards, 步步为营,
+    ladder): the seed readings are [I-1]..[I-22], issue 16 adds [I-23]..[I-30]."""
     from gunzi.ladder.titles import OPTIONS as L_OPTIONS
     from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
 
@@ -446,8 +446,9 @@ def test_I_options_of_every_game_cover_I1_to_I19():
         o.clause for o in (*OPTIONS.values(), *Q_OPTIONS.values(), *L_OPTIONS.values())
     )
     marked = {int(n) for n in re.findall(r"\[I-(\d+)\]", clauses)}
-    assert marked == set(range(1, 20))
-    assert set(I_OPTIONS) == marked - {13, 14, 15}  # 13: ladder, 14 and 15: 步步为营
+    assert marked == set(range(1, 31))
+    # 13: ladder, 14 and 15: 步步为营; 20..30: classic 升级 (tests/test_classic_variants.py)
+    assert set(I_OPTIONS) == marked - {13, 14, 15} - set(range(20, 31))
 
 
 def test_I12_classic_presets_exclude_joker_declarations():

@@ -56,17 +56,19 @@ def test_both_languages_have_the_same_anchors() -> None:
 
 
 def test_every_interpretation_of_the_code_is_in_the_document() -> None:
-    """[I-1]..[I-22]: the ones with an option (above) and I-20..I-22, not options yet."""
+    """[I-1]..[I-30]: every interpretation is an option and has its block."""
     ids = set(blocks("en"))
-    assert {f"I-{n}" for n in range(1, 23)} <= ids
+    assert {f"I-{n}" for n in range(1, 31)} <= ids
     coded = {m for o, _ in CATALOGUES.values() for m in re.findall(r"I-\d+", o.clause)}
-    assert coded == {f"I-{n}" for n in range(1, 20)}
+    assert coded == {f"I-{n}" for n in range(1, 31)}
 
 
-def test_b_variants_place_is_reserved_and_empty() -> None:
-    """Another branch merges [I-23]+ here; until then the section defines nothing."""
+def test_b_variants_hold_the_classic_house_rules() -> None:
+    """The house rules of issue 16, [I-23]..[I-30], are defined in the B-variants section,
+    which points to the longer text with examples."""
     for lang in rulebook.LANGS:
         text = rulebook.text(lang)
         section = text.split("### B-variants: house rules", 1)[1].split("\n## ", 1)[0]
-        assert "docs/rules-classic-variants.md" in section
-        assert not re.search(r"\*\*\[I-\d+\]", section)
+        assert "rules-classic-variants.md" in section
+        found = {int(n) for n in re.findall(r"\*\*\[I-(\d+)\]", section)}
+        assert found == set(range(23, 31))

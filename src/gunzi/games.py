@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from gunzi import presets
 from gunzi.engine import rules as card_rules
 from gunzi.engine.game import GameState
 from gunzi.engine.match import Match
@@ -20,6 +21,6 @@ from gunzi.quoridor.game import QuoridorGame
 
 def new_game(preset: str, rng: random.Random | None = None, **options: Any) -> GameState[Any]:
     """A new game of the named preset with option overrides; ``rng`` deals the cards."""
-    if preset in board_rules.PRESETS:
+    if presets.is_board(preset):
         return QuoridorGame(board_rules.preset(preset, **options))
     return Match(card_rules.preset(preset, **options), rng)

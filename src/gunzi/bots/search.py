@@ -65,6 +65,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
 from gunzi.engine.match import Match
 from gunzi.engine.order import order_for
+from gunzi.engine.variant import variant_of
 
 try:  # the rule bot is optional: the search bot works without it
     from gunzi.bots.rule import RuleBot as _RuleBot
@@ -533,7 +534,7 @@ def fallback_action(d: Decision, rng: random.Random) -> Action:
         declares = [a for a in d.actions if a.kind is Kind.DECLARE]
         if not declares:
             return d.actions[0]
-        if view["first_hand"] and d.rules.is_gunzi:
+        if view["first_hand"] and variant_of(d.rules).grabs_big_joker:
             return declares[0]
 
         def suit_len(a: Action) -> int:

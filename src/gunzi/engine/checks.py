@@ -20,6 +20,13 @@ from gunzi.engine.view import visible_to_act
 SEED_LIMIT = 2**256
 
 
+def clause(m: MatchState, part_a: str, classic: str = "B") -> str:
+    """The clause of docs/rules.md an error cites: ``part_a`` in 打滚子; classic 升级 cites its own
+    Part B (no numbered sub-clauses), with the Part A clause it adopts where it says so
+    (``B/A4.2``: Part B declares "with the A4.2 overturn ladder")."""
+    return m.variant.clause(part_a, classic)
+
+
 def _show(cards: Sequence[Card]) -> str:
     return " ".join(NAMES[c] for c in cards) or "no cards"
 
@@ -30,10 +37,11 @@ def verify_deal(m: MatchState, action: Action) -> None:
     if action.deck is not None and sorted(action.deck) != sorted(C.deck(m.rules.decks)):
             raise IllegalActionError(
                 f"the deck must hold exactly {m.rules.decks} full deck(s) "
-                f"({54 * m.rules.decks} cards)", "A1"
+                f"({54 * m.rules.decks} cards)", clause(m, "A1")
             )
     if action.first_seat is not None and not m.first:
-        raise IllegalActionError("only a first hand of a round has a chosen start seat", "A4")
+        raise IllegalActionError("only a first hand of a round has a chosen start seat",
+                                 clause(m, "A4"))
     if m.deal_seed(action.seed) != action.seed:
         raise IllegalActionError(
             f"the second play of duplicate board {m.hand_no // 2 + 1} repeats the first "
@@ -49,13 +57,14 @@ def verify_declare(m: MatchState, action: Action) -> None:
     if any(c != cards[0] for c in cards) or len(cards) > 3:
         raise IllegalActionError(
             f"seat {seat} declares with {_show(cards)}: a declaration shows 1, 2 or 3 "
-            "identical cards", "A4.2"
+            "identical cards", clause(m, "A4.2", "B/A4.2")
         )
     err = GT.held_error(cards, m.hands[seat])
     if err:
-        raise IllegalActionError(f"seat {seat} declares {_show(cards)} but {err}", "A4")
+        raise IllegalActionError(f"seat {seat} declares {_show(cards)} but {err}",
+                                 clause(m, "A4"))
     if Action(Kind.DECLARE, seat, cards, action.suit) not in m.declarations(seat):
-        raise IllegalActionError(_why_not_declaration(m, action), "A4.2")
+        raise IllegalActionError(_why_not_declaration(m, action), clause(m, "A4.2", "B/A4.2"))
 
 def _why_not_declaration(m: MatchState, action: Action) -> str:
     cards = action.cards
@@ -145,10 +154,12 @@ def verify_bury(m: MatchState, action: Action) -> None:
     k = m.rules.kitty_size
     if len(cards) != k:
         raise IllegalActionError(
-            f"seat {seat} buries {_show(cards)}: must bury {k} cards, not {len(cards)}", "A6.3")
+            f"seat {seat} buries {_show(cards)}: must bury {k} cards, not {len(cards)}",
+            clause(m, "A6.3"))
     err = GT.held_error(cards, m.hands[seat])
     if err:
-        raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}", "A6.3")
+        raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}",
+                                 clause(m, "A6.3"))
     if m.variant.big_joker_first and LJ in cards:
         kept_bj = m.hands[seat][BJ] - cards.count(BJ)
         if kept_bj:
@@ -259,7 +270,7 @@ def _refuse_turn(m: MatchState, action: Action) -> NoReturn:
                                      else 0 <= seat <= 3):
         what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
         raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-    rule = m.variant.play_rule if m.phase is Phase.PLAY else PHASE_RULE[m.phase]
+    rule = clause(m, PHASE_RULE[m.phase])
     if m.phase is Phase.OVER:
         raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
     expected = " or ".join(k.value for k in PHASE_KIND[m.phase])

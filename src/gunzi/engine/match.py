@@ -91,7 +91,8 @@ class Match(MatchState):
         self.levels = list(levels) if levels is not None else [start, start]
         if dealer is None and self.levels[0] != self.levels[1]:
             raise IllegalActionError(
-                "the first hand of a round is played with both teams at the same level", "A3"
+                "the first hand of a round is played with both teams at the same level",
+                self.variant.clause("A3"),
             )
         self.events = []
         self.hand_no = 0
@@ -398,16 +399,21 @@ class Match(MatchState):
         self.trump = suit
         self.order = order_for(self.level, suit, self.rules.permanent_twos)
         if not quiet:
-            self._emit("trump", {"suit": C.SUITS[suit], "how": how, "cards": C.names(shown)})
+            self._emit("trump", {"suit": C.SUITS[suit] if suit >= 0 else None, "how": how,
+                                 "cards": C.names(shown)})
 
     def _end_draw(self) -> None:
         self.asks = []
         self.current = None
         rules = self.rules
         if self.decl is None:
+            # [I-30] classic 无主: the hand is played with no trump suit (trump -1).
+            no_trump = self.variant.no_trump and rules.no_declaration == "no-trump"
             if self.first:
-                if not self._kitty_flip():
+                if not self._kitty_flip(name_trump=not no_trump):
                     return
+            elif no_trump:
+                self._set_trump(-1, "no-trump", [])
             elif not self._random_kitty_trump():
                 return
         elif self.bj_pending and self.trump < 0:
@@ -432,8 +438,9 @@ class Match(MatchState):
         self.bj_pending = False
         self._begin_tribute()
 
-    def _kitty_flip(self) -> bool:
-        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals."""
+    def _kitty_flip(self, name_trump: bool = True) -> bool:
+        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals (and,
+        unless the hand is 无主, its suit is trump)."""
         start = self.first_seat
         turned: list[Card] = []
         n = 4
@@ -458,7 +465,10 @@ class Match(MatchState):
             "kitty_flip",
             {"cards": C.names(turned), "first_seat": start, "dealer": self.dealer},
         )
-        self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        if name_trump:
+            self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        else:
+            self._set_trump(-1, "no-trump", turned)
         return True
 
     def _random_kitty_trump(self) -> bool:
@@ -674,7 +684,8 @@ class Match(MatchState):
         self.current = self.dealer
         self.trick = []
         self.trick_no = 1
-        self._emit("play_begins", {"leader": self.dealer, "trump": C.SUITS[self.trump],
+        self._emit("play_begins", {"leader": self.dealer,
+                                   "trump": C.SUITS[self.trump] if self.trump >= 0 else None,
                                    "level": self.level})
 
     def _apply_play(self, action: Action) -> Event:
@@ -697,7 +708,7 @@ class Match(MatchState):
 
     def _end_trick(self) -> None:
         plays = [p for _, p in self.trick]
-        idx = self.variant.trick_winner(plays, self.lead_shape, self.order)
+        idx = self.variant.trick_winner(self, plays)
         winner = self.trick[idx][0]
         pts = 0
         for p in plays:

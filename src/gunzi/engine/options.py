@@ -24,6 +24,10 @@ class Option:
     values: tuple[Any, ...]
     clause: str
     doc: str
+    # The record format version that first states the option: a record of an older
+    # version was played before the option existed, that is by its default, so replay
+    # does not report it as assumed (see docs/records.md).
+    since: int = 1
 
     def describe_values(self) -> str:
         vals = self.values

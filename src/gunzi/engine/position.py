@@ -183,7 +183,7 @@ def play_position(
     # Play.
     m.leader = leader
     m.trick = play_list
-    m.lead_shape = m.variant.lead_shape(play_list[0][1], m.order) if play_list else None
+    m.lead_shape = m.variant.lead_shape(rules, play_list[0][1], m.order) if play_list else None
     m.trick_no = len(tricks_done) + 1
     m.points = list(points)
     m.tricks = [

@@ -83,8 +83,15 @@ class Variant:
     kitty_shown_after_declaring = False  # and then 干锅 may end the kitty phase (A6.2)
     joker_burying = False  # other seats may bury jokers after the dealer (A6.4)
     big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
+    no_trump = False  # [I-30] a hand nobody declares may be played with no trump suit
 
-    def lead_shape(self, cards: Sequence[Card], order: Order) -> Shape | None:
+    def clause(self, part_a: str, classic: str = "B") -> str:
+        """The clause of docs/rules.md an error cites, given its 打滚子 (Part A) clause and
+        the classic one (Part B, with the Part A clause it adopts where it says so)."""
+        raise NotImplementedError
+
+    def lead_shape(self, rules: Ruleset, cards: Sequence[Card], order: Order
+                   ) -> Shape | None:
         """What a lead of ``cards`` commits the followers to (None: the cards themselves)."""
         return None
 
@@ -94,9 +101,8 @@ class Variant:
         and records what happened in the play event's ``public`` part."""
         return cards
 
-    def trick_winner(self, plays: Sequence[Sequence[Card]], shape: Shape | None,
-                     order: Order) -> int:
-        """Index into ``plays`` (in play order) of the winning play."""
+    def trick_winner(self, m: MatchState, plays: Sequence[Sequence[Card]]) -> int:
+        """Index into ``plays`` (the current trick's, in play order) of the winning play."""
         raise NotImplementedError
 
     def listed_plays(self, m: MatchState, seat: int) -> list[tuple[Card, ...]] | None:

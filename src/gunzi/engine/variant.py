@@ -23,6 +23,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine import hand_end
 from gunzi.engine.cards import Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.order import Order
 from gunzi.engine.rules import GUNZI, Ruleset
 from gunzi.engine.state import MatchState, Variant
@@ -39,9 +40,11 @@ class Gunzi(Variant):
     joker_burying = True
     big_joker_first = True
 
-    def trick_winner(self, plays: Sequence[Sequence[Card]], shape: CT.Shape | None,
-                     order: Order) -> int:
-        return GT.trick_winner(plays, order)
+    def clause(self, part_a: str, classic: str = "B") -> str:
+        return part_a
+
+    def trick_winner(self, m: MatchState, plays: Sequence[Sequence[Card]]) -> int:
+        return GT.trick_winner(plays, m.order)
 
     def listed_plays(self, m: MatchState, seat: int) -> list[tuple[Card, ...]] | None:
         hand = m.hands[seat]
@@ -80,13 +83,19 @@ class Classic(Variant):
 
     name = "classic"
     play_rule = "B"
+    no_trump = True
 
-    def lead_shape(self, cards: Sequence[Card], order: Order) -> CT.Shape | None:
-        return CT.decompose(cards, order)
+    def clause(self, part_a: str, classic: str = "B") -> str:
+        return classic
+
+    def lead_shape(self, rules: Ruleset, cards: Sequence[Card], order: Order
+                   ) -> CT.Shape | None:
+        return CT.decompose(cards, order, policy_of(rules))
 
     def lead(self, m: MatchState, seat: int, cards: tuple[Card, ...], public: dict[str, Any]
              ) -> tuple[Card, ...]:
-        shape = CT.decompose(cards, m.order)
+        pol = policy_of(m.rules)
+        shape = CT.decompose(cards, m.order, pol)
         if len(shape.units) > 1:
             others = [m.hands[(seat + i) % 4] for i in (1, 2, 3)]
             failed = CT.failed_throw(shape, others, m.order)
@@ -96,22 +105,21 @@ class Classic(Variant):
                 public["attempted"] = public["cards"]
                 cards = tuple(sorted(failed.cards))
                 public["cards"] = tuple(C.names(cards))
-                shape = CT.decompose(cards, m.order)
+                shape = CT.decompose(cards, m.order, pol)
         m.lead_shape = shape
         return cards
 
-    def trick_winner(self, plays: Sequence[Sequence[Card]], shape: CT.Shape | None,
-                     order: Order) -> int:
-        assert shape is not None
-        return CT.trick_winner(shape, plays, order)
+    def trick_winner(self, m: MatchState, plays: Sequence[Sequence[Card]]) -> int:
+        assert m.lead_shape is not None
+        return CT.trick_winner(m.lead_shape, plays, m.order, policy_of(m.rules))
 
     def plays(self, m: MatchState, seat: int) -> Iterator[tuple[Card, ...]]:
         hand = m.hands[seat]
         if m.trick:
             assert m.lead_shape is not None
-            gen = CT.legal_follows(m.lead_shape, hand, m.order)
+            gen = CT.legal_follows(m.lead_shape, hand, m.order, policy_of(m.rules))
         else:
-            gen = CT.legal_leads(hand, m.order)
+            gen = CT.legal_leads(hand, m.order, policy_of(m.rules))
         for cards in gen:
             yield tuple(sorted(cards))
 
@@ -119,9 +127,9 @@ class Classic(Variant):
         hand = m.hands[seat]
         if m.trick:
             assert m.lead_shape is not None
-            cards = CT.random_follow(m.lead_shape, hand, m.order, rng)
+            cards = CT.random_follow(m.lead_shape, hand, m.order, rng, policy_of(m.rules))
         else:
-            cards = CT.random_lead(hand, m.order, rng)
+            cards = CT.random_lead(hand, m.order, rng, pol=policy_of(m.rules))
         return tuple(sorted(cards))
 
     def play_error(self, m: MatchState, seat: int, cards: tuple[Card, ...]) -> str | None:
@@ -129,7 +137,7 @@ class Classic(Variant):
         if not m.trick:
             return CT.lead_error(cards, hand, m.order)
         assert m.lead_shape is not None
-        return CT.follow_error(m.lead_shape, cards, hand, m.order)
+        return CT.follow_error(m.lead_shape, cards, hand, m.order, policy_of(m.rules))
 
     def score_hand(self, m: MatchState) -> dict[str, Any]:
         return hand_end.score_classic(m)

@@ -149,7 +149,7 @@ def view(match: MatchState, seat: int | None) -> dict[str, Any]:
 
 def _current_winner(match: MatchState) -> int:
     plays = [p for _, p in match.trick]
-    return match.trick[match.variant.trick_winner(plays, match.lead_shape, match.order)][0]
+    return match.trick[match.variant.trick_winner(match, plays)][0]
 
 
 def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str, Any] | None:

@@ -188,7 +188,7 @@ function describe(e) {
     case "deal": return t("ev_deal", { hand: e.hand, round: e.round });
     case "redeal": return t("ev_redeal");
     case "declare": return t("ev_declare", { who: who(e.seat), cards: cardsText(e.cards) + (e.suit && parse(e.cards[0]).joker ? " → " + suitName(e.suit) : "") });
-    case "trump": return e.suit ? t("ev_trump", { suit: suitName(e.suit) }) : null;
+    case "trump": return e.suit ? t("ev_trump", { suit: suitName(e.suit) }) : (e.how === "no-trump" ? t("ev_no_trump") : null);
     case "kitty_flip": return t("ev_kitty_flip", { cards: cardsText(e.cards), who: e.dealer == null ? "—" : who(e.dealer) });
     case "kitty_shown": return t("ev_kitty_shown", { cards: cardsText(e.cards) });
     case "dry_pot": return t("ev_dry_pot");
