@@ -549,6 +549,7 @@ def _register_subsystems() -> None:
     """Commands owned by other packages (terminal play, ...) add themselves here."""
     from gunzi.arena.command import register as register_arena
     from gunzi.bots.registry import register as register_bot
+    from gunzi.env.train_command import register as register_train
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
@@ -562,6 +563,7 @@ def _register_subsystems() -> None:
     register_arena(app)
     register_ladder_top(register_ladder(app))
     register_review(app)
+    register_train(app)
 
 
 _register_subsystems()
