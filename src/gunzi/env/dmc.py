@@ -36,7 +36,7 @@ CHECKPOINT = "checkpoint.pt"
 LOSS_LOG = "loss.jsonl"
 
 
-class QNet(nn.Module):
+class QNet(nn.Module):  # type: ignore[misc, unused-ignore]  # Any without torch
     """Q(s, a) for a batch of one state and its candidate tokens."""
 
     def __init__(self, hidden: int = 256) -> None:
@@ -165,7 +165,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False,
                 del obs_buf[:config.batch], tok_buf[:config.batch], tgt_buf[:config.batch]
                 loss = nn.functional.mse_loss(net(x, t), y)
                 opt.zero_grad()
-                loss.backward()  # type: ignore[no-untyped-call]
+                loss.backward()  # type: ignore[no-untyped-call, unused-ignore]
                 nn.utils.clip_grad_norm_(net.parameters(), 40.0)
                 opt.step()
                 updates += 1
