@@ -1,0 +1,292 @@
+"""Fair play at the hall: a timeout decides once and only a second one in a row means 托管;
+a table nobody plays at ends after the hand in progress; a hand counts on the ladder only
+for the people who made their own decisions in it; bots have their own ladder."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import select, text
+
+from gunzi.ladder.own_play import AUTO_LIMIT, OwnPlay
+from gunzi.ladder.result import LadderResult
+from gunzi.server import db, ladder_db
+
+from .util import cookie_guest, hall_settings, recv
+
+
+class Seat0:
+    """Frames of seat 0's socket at a clocked table: its decisions and its 托管 flag."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.auto = False
+        self.last: dict[str, Any] = {}
+        self.decided_at: int | None = None  # the seq of the last decision returned
+
+    def frame(self) -> dict[str, Any]:
+        f: dict[str, Any] = json.loads(self.ws.receive_text())
+        if f["t"] == "table":
+            self.auto = f["table"]["seats"][0]["auto"]
+        if f["t"] in ("events", "snapshot"):
+            self.last = f
+        return f
+
+    def decision(self, limit: int = 20_000) -> dict[str, Any]:
+        """The next clocked decision of seat 0 outside the draw (where a timeout is quiet)."""
+        for _ in range(limit):
+            f = self.frame()
+            if (f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0
+                    and f["turn"]["deadline"] is not None and f["view"]["phase"] != "draw"
+                    and f["seq"] != self.decided_at):
+                self.decided_at = f["seq"]
+                return f
+        raise AssertionError("no decision for seat 0")
+
+    def until_auto(self, on: bool, limit: int = 20_000) -> None:
+        for _ in range(limit):
+            if self.auto == on:
+                return
+            self.frame()
+        raise AssertionError(f"托管 never became {on}")
+
+    def act_by_hint(self, f: dict[str, Any]) -> None:
+        self.ws.send_json({"t": "hint", "id": "h"})
+        while (h := self.frame())["t"] != "hint":
+            pass
+        self.ws.send_json({"t": "act", "id": f"a{f['seq']}", "seq": f["seq"],
+                           "action": h["action"]})
+        while (a := self.frame())["t"] != "ack":
+            pass
+        assert a["ok"], a
+
+
+def test_one_timeout_decides_once_two_in_a_row_mean_托管(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "classic-1", "clock": 1},
+                    headers=alice).json()
+    with client.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        me = Seat0(ws)
+        me.decision()  # we let it run out: the bot makes this one decision
+        me.decision()  # and it is ours again, without 托管
+        assert me.auto is False
+        me.until_auto(True)  # the second timeout in a row puts the seat in 托管
+        ws.send_json({"t": "auto", "on": False})
+        me.until_auto(False)
+        # Taking the seat back starts the count afresh; a decision of ours resets it.
+        me.decision()  # timeout 1
+        me.act_by_hint(me.decision())  # we decide: the run of timeouts is broken
+        me.decision()  # timeout 1 again
+        me.decision()
+        assert me.auto is False  # one timeout since our decision: still ours
+        me.until_auto(True)
+
+
+def _play_hand_then_leave(client: TestClient, tid: str, cookie: dict[str, str],
+                          own_in_second: int | None) -> None:
+    """Seat 0 plays the first hand by hints and ``own_in_second`` decisions of the second
+    (None: none, it leaves as the first hand ends), then closes its socket."""
+    hands = 0
+    mine = 0
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
+        ws.send_json({"t": "hello", "views": False})
+        n = 0
+        while True:
+            f = ws.receive_json()
+            if f["t"] == "events":
+                hands += sum(1 for e in f["events"] if e["type"] == "hand_end")
+                if hands == 1 and own_in_second is None:
+                    return
+            if f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0:
+                if hands == 1 and mine >= (own_in_second or 0):
+                    return
+                n += 1
+                ws.send_json({"t": "hint", "id": f"h{n}"})
+                h = recv(ws, "hint")
+                ws.send_json({"t": "act", "id": f"m{n}", "action": h["action"]})
+                mine += hands == 1
+            elif f["t"] == "ack":
+                assert f["ok"], f
+
+
+def _wait_status(client: TestClient, tid: str, status: str, seconds: float) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    while True:
+        info: dict[str, Any] = client.get(f"/api/tables/{tid}").json()
+        if info["status"] == status:
+            return info
+        assert time.monotonic() < deadline, f"the table is {info['status']}, not {status}"
+        time.sleep(0.05)
+
+
+def test_a_left_table_ends_after_the_hand_and_ghost_play_counts_for_nobody(
+        make_client: Callable[..., TestClient], tmp_path: Path) -> None:
+    client = make_client(away_after=0.3)
+    alice = cookie_guest(client)
+    uid = client.get("/api/me", headers=alice).json()["user"]["id"]
+    t = client.post("/api/quickplay", json={"preset": "gunzi"}, headers=alice).json()
+    _play_hand_then_leave(client, t["id"], alice, own_in_second=2)
+    info = _wait_status(client, t["id"], "abandoned", 120)
+    assert info["hands_played"] == 2  # the hand she left finished (by 托管), no third
+    lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
+    ends = [e for e in lines if e["type"] == "hand_end"]
+    assert [e["hand"] for e in ends] == [1, 2]
+    assert not any(e["type"] == "deal" and e["hand"] == 3 for e in lines)
+
+    store = db.Store(hall_settings(tmp_path / "data"))
+    try:
+        rows = store.call(lambda s: [(r.hand_no, r.rated, r.counted) for r in s.scalars(
+            select(db.LadderResultRow).order_by(db.LadderResultRow.hand_no))])
+        sources = store.call(lambda s: [r.source for r in s.scalars(
+            select(db.ActionRow).where(db.ActionRow.table_id == t["id"],
+                                       db.ActionRow.seat == 0))])
+    finally:
+        store.close()
+    assert sources.count("auto") > AUTO_LIMIT  # hand 2 was mostly the bot's
+    # Hand 1 was hers; hand 2 was played for her, so it moved nobody (she was the person).
+    assert rows == [(1, True, [True] * 4), (2, False, [False, True, True, True])]
+    mine = client.get(f"/api/players/{uid}").json()
+    hand1 = ends[0]["hand_scores"]
+    assert mine["ladders"]["gunzi"]["games"] == 1
+    assert mine["ladders"]["gunzi"]["total"] == hand1[0]
+    assert [h["hand"] for h in mine["history"]] == [1]
+    bot = client.get("/api/players/rule").json()["ladders"]["gunzi"]
+    assert (bot["games"], bot["total"]) == (1, hand1[1] + hand1[2] + hand1[3])
+    assert bot["rank"] == 1  # among the bots: the people's ladder does not list it
+    people = client.get("/api/ladder?game=gunzi").json()["players"]
+    assert [p["player"]["id"] for p in people] == [str(uid)]
+    bots = client.get("/api/ladder?game=gunzi&kind=bots").json()["players"]
+    assert [p["player"]["id"] for p in bots] == ["rule"]
+    assert client.get("/api/ladder?kind=robots").status_code == 400
+
+
+def _deals(tmp_path: Path, tid: str) -> int:
+    store = db.Store(hall_settings(tmp_path / "data"))
+    try:
+        return store.call(lambda s: len(list(s.scalars(select(db.ActionRow).where(
+            db.ActionRow.table_id == tid, db.ActionRow.source == "server")))))
+    finally:
+        store.close()
+
+
+def test_a_reload_between_hands_does_not_end_the_table(
+        make_client: Callable[..., TestClient], tmp_path: Path) -> None:
+    client = make_client(away_after=5.0, hand_pause=1.0)
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "gunzi"}, headers=alice).json()
+    _play_hand_then_leave(client, t["id"], alice, own_in_second=None)  # gone at hand end
+    time.sleep(1.5)  # past the pause: the deal waits for her (the grace is away_after)
+    assert client.get(f"/api/tables/{t['id']}").json()["status"] == "playing"
+    assert _deals(tmp_path, t["id"]) == 1
+    with client.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        ws.send_json({"t": "hello", "views": False})
+        for _ in range(5000):  # back within the grace: the next hand is dealt at once
+            f = ws.receive_json()
+            if f["t"] == "events" and any(e["type"] == "deal" and e["hand"] == 2
+                                          for e in f["events"]):
+                break
+        else:
+            raise AssertionError("hand 2 was not dealt")
+
+
+def _own_play(decisions: list[tuple[int, str]]) -> tuple[bool, ...]:
+    own = OwnPlay(4)
+    for seat, source in decisions:
+        own.decided(seat, source)
+    own.hand_ended()
+    return own.result_closed()
+
+
+@given(st.lists(st.tuples(st.integers(0, 3),
+                          st.sampled_from(["player", "timeout", "auto", "bot"])), max_size=60))
+def test_a_seat_counts_iff_at_most_the_limit_was_decided_for_it(
+        decisions: list[tuple[int, str]]) -> None:
+    counted = _own_play(decisions)
+    for seat in range(4):
+        made_for = sum(1 for s, src in decisions if s == seat and src in ("timeout", "auto"))
+        assert counted[seat] == (made_for <= AUTO_LIMIT)
+
+
+def test_over_the_limit_in_one_hand_of_a_game_uncounts_the_game() -> None:
+    own = OwnPlay(4)
+    for _ in range(AUTO_LIMIT + 1):
+        own.decided(1, "auto")
+    own.hand_ended()  # hand 1 of a classic game: seat 1 was played for
+    own.decided(1, "player")
+    own.hand_ended()  # hand 2 closes the game
+    assert own.result_closed() == (True, False, True, True)
+    own.hand_ended()
+    assert own.result_closed() == (True,) * 4  # the next game starts afresh
+
+
+def test_timeouts_run_until_a_decision_and_quiet_ones_do_not_count() -> None:
+    own = OwnPlay(4)
+    own.decided(0, "timeout")
+    own.decided(0, "timeout", quiet=True)  # a declaring ask: no public 托管 switch
+    assert own.timeouts[0] == 1
+    own.decided(0, "timeout")
+    assert own.timeouts[0] == 2
+    own.decided(0, "player")
+    assert own.timeouts[0] == 0
+
+
+def test_an_uncounted_seat_gets_nothing_and_the_others_move_as_before(tmp_path: Path) -> None:
+    """The same result with seat 0 counted and not: the bots' ratings move the same (seat
+    0 stood at the starting rating either way); the uncounted person gets no row."""
+    out = []
+    for counted in (None, (False, True, True, True)):
+        store = db.Store(hall_settings(tmp_path / f"d{counted is None}"))
+        store.migrate()
+        try:
+            uid = store.call(lambda s: _new_user(s, "alice"))
+            res = LadderResult("gunzi", "t1", 1, (f"u:{uid}", "bot:rule", "bot:a", "bot:rule"),
+                               (6, -6, 6, -6), True, counted=counted)
+            assert store.call(ladder_db.apply_result, res, 1.0)
+            out.append(store.call(lambda s: {p.player: (p.total, p.games, p.mu, p.sigma)
+                                             for p in s.scalars(select(db.LadderPlayer))}))
+        finally:
+            store.close()
+    full, partial = out
+    assert set(full) == {f"u:{uid}", "bot:rule", "bot:a"}
+    assert set(partial) == {"bot:rule", "bot:a"}
+    assert all(partial[k] == full[k] for k in partial)
+
+
+def _new_user(s: Any, name: str) -> int:
+    u = db.User(name=name, name_key=name, guest=True, created_at=0.0)
+    s.add(u)
+    s.flush()
+    return int(u.id)
+
+
+def test_a_0003_database_upgrades_and_keeps_its_results(tmp_path: Path) -> None:
+    settings = hall_settings(tmp_path / "data")
+    store = db.Store(settings)
+    try:
+        cfg = Config()
+        cfg.set_main_option("script_location", str(Path(db.__file__).parent / "migrations"))
+        with store.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0003")
+            conn.execute(text(
+                "INSERT INTO ladder_results (game, table_id, hand_no, rated, players, scores,"
+                " created_at) VALUES ('gunzi', 'old', 1, 1, '[\"bot:rule\"]', '[3]', 0)"))
+        store.migrate()
+        rows = store.call(lambda s: [(r.table_id, r.counted) for r in s.scalars(
+            select(db.LadderResultRow))])
+        assert rows == [("old", None)]  # stored before the rule: every seat counted
+        res = LadderResult("gunzi", "new", 1, ("bot:rule",) * 4, (1, -1, 1, -1), False,
+                           counted=(True,) * 4)
+        assert store.call(ladder_db.apply_result, res, 1.0)
+    finally:
+        store.close()
