@@ -16,12 +16,13 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select, text
+from starlette.testclient import WebSocketDenialResponse
 
 from gunzi.ladder.own_play import AUTO_LIMIT, OwnPlay
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db, ladder_db
 
-from .util import cookie_guest, hall_settings, recv
+from .util import cookie_guest, hall_settings, play_out, recv
 
 
 class Seat0:
@@ -290,3 +291,57 @@ def test_a_0003_database_upgrades_and_keeps_its_results(tmp_path: Path) -> None:
         assert store.call(ladder_db.apply_result, res, 1.0)
     finally:
         store.close()
+
+
+# ------------------------------------------------------------------ bad and old links
+
+
+def test_a_bad_table_link_gets_the_not_found_page(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    card = client.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice).json()
+    board = client.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "random"},
+                        headers=alice).json()
+    for page in ("table.html", "board.html"):
+        for query in ("?t=NoSuchTable1", "?t=%3Cscript%3E", "?t=" + "x" * 40, "?code=ZZZZ9999",
+                      "?code=a%20b"):
+            r = client.get(f"/{page}{query}", follow_redirects=False)
+            assert r.status_code == 404, (page, query)
+            assert 'href="/"' in r.text and "/js/notfound.js" in r.text
+    assert client.get("/table.html", follow_redirects=False).status_code == 404
+    assert client.get("/no/such/page").status_code == 404  # the same page for any path
+    assert "notfound.js" in client.get("/no/such/page").text
+    assert client.get(f"/table.html?t={card['id']}").status_code == 200
+    assert client.get(f"/board.html?t={board['id']}").status_code == 200
+    assert client.get("/board.html?new=quoridor-2").status_code == 200  # the page's own
+    # An id of the other kind of table opens its own page.
+    r = client.get(f"/table.html?t={board['id']}", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (302, f"/board.html?t={board['id']}")
+    r = client.get(f"/board.html?t={card['id']}", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (302, f"/table.html?t={card['id']}")
+
+
+def test_a_finished_table_still_answers_its_socket_after_a_restart(
+        make_client: Callable[..., TestClient]) -> None:
+    c1 = make_client()
+    alice = cookie_guest(c1)
+    t = c1.post("/api/quickplay", json={"preset": "classic-1", "max_hands": 1},
+                headers=alice).json()
+    play_out(c1, t["id"], alice)
+    c2 = make_client()  # a restart: finished tables are not rebuilt into the hall
+    assert t["id"] not in c2.app.state.hall.tables  # type: ignore[attr-defined]
+    with c2.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        ws.send_json({"t": "hello"})
+        welcome = recv(ws, "welcome")
+        assert welcome["table"]["status"] == "finished" and welcome["seat"] == 0
+        snap = recv(ws, ("snapshot", "events"))
+        assert snap["view"] is not None and snap["turn"]["seat"] is None
+        ws.send_json({"t": "act", "id": "late", "action": {"type": "pass"}})
+        ack = recv(ws, "ack")
+        assert ack["ok"] is False and ack["error"]["code"] == "not_playing"
+    try:
+        with c2.websocket_connect("/ws/tables/NoSuchTable1") as ws:
+            ws.send_json({"t": "hello"})
+    except WebSocketDenialResponse as exc:
+        assert exc.status_code == 404
+    else:
+        raise AssertionError("an unknown table's socket was accepted")

@@ -26,8 +26,9 @@ from starlette.responses import Response
 from starlette.websockets import WebSocketDisconnect
 
 from gunzi.server.auth import Accounts, Principal
+from gunzi.server.halls import BaseHall
 from gunzi.server.metrics import Metrics
-from gunzi.server.presence import SeatedTable, TableError, where
+from gunzi.server.presence import LIVE, SeatedTable, TableError, where
 from gunzi.server.protocol import (
     CLIENT_MESSAGE,
     Act,
@@ -147,15 +148,32 @@ def _error(code: str, message: str, **extra: Any) -> str:
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """``/ws/tables/{id}``: a card table by id or room code."""
     hall: Hall = websocket.app.state.hall
-    await serve_socket(websocket, table_id, hall.get(table_id) or hall.by_code(table_id),
-                       _card_message)
+    await serve_socket(websocket, table_id, hall, _card_message)
 
 
-async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
+async def find_table(hall: BaseHall[T], table_id: str) -> T | None:
+    """A live table by id or room code, else one that is over (finished or abandoned),
+    rebuilt read-only from the database: after a restart its socket still answers with
+    its final state and status rather than "no such table". A stored table still marked
+    live but not in the hall (one that did not restore) is not served."""
+    table = hall.get(table_id) or hall.by_code(table_id)
+    if table is None:
+        try:
+            table = await hall.cold(table_id)
+        except Exception as exc:  # a stored table that does not replay: as if unknown
+            log.error("ws_cold_failed", table=table_id[:24], **where(exc))
+            return None
+        if table is not None and table.status in LIVE:
+            return None
+    return table
+
+
+async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
                        more: Handler[T]) -> None:
-    """One table socket from handshake to close: the Origin check, the user from the
-    session cookie (or a bearer token), the message loop, and detaching at the end.
-    ``more`` answers the messages besides hello, sync and act."""
+    """One table socket from handshake to close: the Origin check, the table
+    (:func:`find_table`), the user from the session cookie (or a bearer token), the message
+    loop, and detaching at the end. ``more`` answers the messages besides hello, sync and
+    act."""
     app = websocket.app
     settings: Settings = app.state.settings
     accounts: Accounts = app.state.accounts
@@ -165,6 +183,7 @@ async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
         metrics.ws_closed.labels("403").inc()
         await _deny(websocket, 403)
         return
+    table = await find_table(hall, table_id)
     if table is None:
         await _deny(websocket, 404)
         return
