@@ -21,6 +21,7 @@ from starlette.testclient import WebSocketDenialResponse
 from gunzi.ladder.own_play import AUTO_LIMIT, OwnPlay
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db, ladder_db
+from gunzi.server.app import create_app
 
 from .util import cookie_guest, hall_settings, play_out, recv
 
@@ -91,6 +92,25 @@ def test_one_timeout_decides_once_two_in_a_row_mean_托管(client: TestClient) -
         me.decision()
         assert me.auto is False  # one timeout since our decision: still ours
         me.until_auto(True)
+
+
+def test_a_restart_rebuilds_the_run_of_timeouts_and_the_tally(tmp_path: Path) -> None:
+    settings = hall_settings(tmp_path / "data")
+    with TestClient(create_app(settings)) as c1:
+        alice = cookie_guest(c1)
+        t = c1.post("/api/quickplay", json={"preset": "classic-1", "clock": 4},
+                    headers=alice).json()
+        with c1.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+            ws.send_json({"t": "hello"})
+            me = Seat0(ws)
+            me.decision()  # let it run out once
+            me.decision()  # ours again: one timeout in the run
+        before = c1.app.state.hall.tables[t["id"]].own  # type: ignore[attr-defined]
+    assert before.timeouts[0] == 1 and before.hand[0] >= 1  # (4 s before a second one)
+    with TestClient(create_app(settings)) as c2:
+        after = c2.app.state.hall.tables[t["id"]].own  # type: ignore[attr-defined]
+        assert (after.timeouts, after.hand, after.over) == (
+            before.timeouts, before.hand, before.over)
 
 
 def _play_hand_then_leave(client: TestClient, tid: str, cookie: dict[str, str],
