@@ -26,6 +26,7 @@ class OwnPlay:
     hand: list[int] = field(default_factory=list)  # decisions made for the seat this hand
     over: list[bool] = field(default_factory=list)  # over the limit in a hand of the result
     timeouts: list[int] = field(default_factory=list)  # the seat's current run of timeouts
+    open_hands: int = 0  # hands ended since the last result closed
 
     def __post_init__(self) -> None:
         self.hand = [0] * self.seats
@@ -49,12 +50,18 @@ class OwnPlay:
         for s in range(self.seats):
             self.over[s] = self.over[s] or self.hand[s] > AUTO_LIMIT
             self.hand[s] = 0
+        self.open_hands += 1
+
+    def counted(self) -> tuple[bool, ...]:
+        """Which seats made their own decisions in every hand ended since the last result."""
+        return tuple(not o for o in self.over)
 
     def result_closed(self) -> tuple[bool, ...]:
-        """Which seats made their own decisions in the result just closed (call after
-        :meth:`hand_ended`); the next result starts afresh."""
-        counted = tuple(not o for o in self.over)
+        """:meth:`counted` for the result just closed (call after :meth:`hand_ended`); the
+        next result starts afresh."""
+        counted = self.counted()
         self.over = [False] * self.seats
+        self.open_hands = 0
         return counted
 
     def reset_timeouts(self, seat: int) -> None:

@@ -26,9 +26,9 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from gunzi.ladder.own_play import OwnPlay
-from gunzi.ladder.result import bot_key, user_key
+from gunzi.ladder.result import LadderResult, bot_key, user_key
 from gunzi.ladder.titles import title_for
-from gunzi.server import db
+from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
 from gunzi.server.protocol import dumps
 
@@ -350,13 +350,18 @@ class SeatedTable:
             await self._abandon("idle")
 
     async def _abandon(self, why: str) -> None:
-        """Close a live table for good (its record stays) and take it out of the hall."""
+        """Close a live table for good (its record stays; a game cut short is scored in the
+        same transaction as the status, see :meth:`_cut_short`). Spectators still connected
+        are told; the table leaves the hall once nobody is."""
         if self.status in LIVE:
+            await self.hall.store.run(end_table, self.id, self._cut_short(), db.now())
             self.status = "abandoned"
             self._cancel_timer()
-            await self.hall.store.run(set_status, self.id, "abandoned")
             log.info("table_abandoned", table=self.id, why=why)
-        self.hall.retire(self)
+            self._publish_table()
+            self.hall.count_tables()
+        if not self.conns:
+            self.hall.retire(self)
 
     async def abandon_if_unwatched(self, why: str) -> bool:
         """Abandon this table unless someone is connected to it; True if it was."""
@@ -373,18 +378,10 @@ class SeatedTable:
         # (a timer may fire a hair early)
         return gone is not None and time.monotonic() - gone >= self.settings.away_after - 0.01
 
-    async def _end_unwatched(self) -> None:
-        """End a live table nobody plays at any more, between hands or games: the finished
-        ones stand (and count, see ``ladder.own_play``), no ghost hand is dealt. Spectators
-        still connected are told; the table leaves memory once they go."""
-        self.status = "abandoned"
-        self._cancel_timer()
-        await self.hall.store.run(set_status, self.id, "abandoned")
-        log.info("table_abandoned", table=self.id, why="unwatched")
-        self._publish_table()
-        self.hall.count_tables()
-        if not self.conns:
-            self.hall.retire(self)
+    def _cut_short(self) -> LadderResult | None:
+        """The ladder result of a game the table stops in the middle of, if it scores one
+        (a hook: classic tables do)."""
+        return None
 
     def close_all(self, code: int, reason: str) -> None:
         self._cancel_timer()
@@ -476,6 +473,15 @@ def set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
         .where(db.SeatRow.table_id == table_id, db.SeatRow.seat == seat)
         .values(user_id=user_id, bot=bot)
     )
+
+
+def end_table(session: Session, table_id: str, ladder: LadderResult | None,
+              now: float) -> None:
+    """Mark a table abandoned, with the ladder result it closes in the same transaction
+    (exactly once: ``ladder_db.apply_result`` keys it by table and hand)."""
+    set_status(session, table_id, "abandoned")
+    if ladder is not None:
+        ladder_db.apply_result(session, ladder, now)
 
 
 def set_status(session: Session, table_id: str, status: str) -> None:

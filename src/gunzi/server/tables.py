@@ -264,8 +264,8 @@ class Table(SeatedTable):
                 return
             try:
                 if kind == "deal" and m.results and self._gone_since() is not None:
-                    if self._unwatched():
-                        await self._end_unwatched()
+                    if self._unwatched():  # no ghost hand: the table ends here
+                        await self._abandon("unwatched")
                     else:
                         self._schedule()  # they left during the pause: wait out the grace
                 elif kind == "deal":
@@ -404,6 +404,15 @@ class Table(SeatedTable):
         return LadderResult(self.ladder_game, self.id, int(m.results[-1]["hand"]),
                             (keys[0], keys[1], keys[2], keys[3]), points, rated,
                             counted=counted)
+
+    def _cut_short(self) -> LadderResult | None:
+        """A classic game stopped after some of its hands is scored where it stopped, as the
+        hand limit scores it (docs/ladder.md); 打滚子 scores every hand as it ends."""
+        m = self.match
+        if m is None or not m.results or self.own.open_hands == 0:
+            return None
+        points = closed_points(m, table_ends=True)
+        return None if points is None else self._ladder_result(points, self.own.counted())
 
     async def _reload(self) -> None:
         """Rebuild the match from the database (after a failed commit) and resync everyone."""
