@@ -1,4 +1,4 @@
-"""An independent reading of RULES.md A2 (card order) and A7 (following, winning).
+"""An independent reading of docs/rules.md A2 (card order) and A7 (following, winning).
 
 Written from the text alone, without ``gunzi.engine.order`` or ``gunzi_tricks``, so
 tests can cross-check the engine against it (tests/test_rules_a_play.py,

@@ -1,4 +1,4 @@
-"""RULES.md A1 (notation, deck, points), A2 (card order) and rule sets ([I-n] options).
+"""docs/rules.md A1 (notation, deck, points), A2 (card order) and rule sets ([I-n] options).
 
 Each test is named after the clause it checks.
 """
@@ -390,7 +390,7 @@ def test_A2_gunzi_match_order_uses_the_ruleset_twos_option():
 # --------------------------------------------------------------------------- rule sets
 
 I_OPTIONS = {
-    # [I-n]: (option, RULES.md default, another valid value or None)
+    # [I-n]: (option, docs/rules.md default, another valid value or None)
     1: ("attackers_pass_ten", False, True),
     2: ("declare_asks", "every-draw", "end-only"),
     3: ("bj_suit_fallback", "kitty-turn", "redeal"),
@@ -437,7 +437,8 @@ def test_I_every_interpretation_is_a_named_option_with_the_rules_md_default(n):
 
 
 def test_I_options_of_every_game_cover_I1_to_I19():
-    """RULES.md marks [I-1]..[I-19]; each is the clause of some option (cards, 步步为营, ladder)."""
+    """Each of docs/rules.md [I-1]..[I-30] is the clause of some option (cards, 步步为营,
+    ladder): the seed readings are [I-1]..[I-22], issue 16 adds [I-23]..[I-30]."""
     from gunzi.ladder.titles import OPTIONS as L_OPTIONS
     from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
 
@@ -445,8 +446,9 @@ def test_I_options_of_every_game_cover_I1_to_I19():
         o.clause for o in (*OPTIONS.values(), *Q_OPTIONS.values(), *L_OPTIONS.values())
     )
     marked = {int(n) for n in re.findall(r"\[I-(\d+)\]", clauses)}
-    assert marked == set(range(1, 20))
-    assert set(I_OPTIONS) == marked - {13, 14, 15}  # 13: ladder, 14 and 15: 步步为营
+    assert marked == set(range(1, 31))
+    # 13: ladder, 14 and 15: 步步为营; 20..30: classic 升级 (tests/test_classic_variants.py)
+    assert set(I_OPTIONS) == marked - {13, 14, 15} - set(range(20, 31))
 
 
 def test_I12_classic_presets_exclude_joker_declarations():

@@ -1,5 +1,5 @@
-"""RULES.md Part B trick rules of classic 升级 (gunzi.engine.classic_tricks): concrete cases and
-properties. Test names start with the clause, B."""
+"""docs/rules.md Part B trick rules of classic 升级 (gunzi.engine.classic_tricks): concrete cases
+and properties. Test names start with the clause, B."""
 
 from __future__ import annotations
 

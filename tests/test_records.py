@@ -171,7 +171,7 @@ def test_documented_fields(case_id: str) -> None:
     head = json.loads(lines[0])
     assert head["type"] == "header"
     assert head["format"] == "gunzi-record"
-    assert head["version"] == 1
+    assert head["version"] == 2  # 2: records state the classic variant options
     assert set(head["rules"]) == set(OPTIONS) | {"name"}
     assert head["rules"] == {"name": m.rules.name, **m.rules.options()}
     assert head["seats"] == ["seat0", "seat1", "seat2", "seat3"]

@@ -1,4 +1,4 @@
-"""RULES.md A3-A6: dealing and declaring, tribute, the kitty and joker burying.
+"""docs/rules.md A3-A6: dealing and declaring, tribute, the kitty and joker burying.
 
 Every situation is set up with a stacked deal (``deal_match``), so each test
 knows exactly which seat holds the cards that matter. Tests are named after

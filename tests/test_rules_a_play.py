@@ -1,4 +1,4 @@
-"""RULES.md A7 (打滚子 play): leads, 死棒/活棒 following, the trick winner, points.
+"""docs/rules.md A7 (打滚子 play): leads, 死棒/活棒 following, the trick winner, points.
 
 Two layers: the pure functions of ``gunzi.engine.gunzi_tricks`` against many
 concrete cases and against an independent reading of A2/A7 written here (no

@@ -1,4 +1,4 @@
-"""RULES.md A3, A8–A12 (打滚子 end of hand): levels, 逢10必打, next dealer, round end,
+"""docs/rules.md A3, A8–A12 (打滚子 end of hand): levels, 逢10必打, next dealer, round end,
 blood, per-hand scores.
 
 The tables are tested on ``scoring.py`` directly; whole hands are then played

@@ -1,4 +1,4 @@
-"""RULES.md Part B (classic 升级, 1–3 decks) and Part C game points, at the match level.
+"""docs/rules.md Part B (classic 升级, 1–3 decks) and Part C game points, at the match level.
 
 Trick mechanics of classic play have their own unit tests (test_classic_tricks.py);
 here whole deals run through :class:`Match`: sizes, levels, trumps, declaring,

@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gunzi import presets, rulebook
+from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.errors import GunziError
@@ -24,6 +26,7 @@ from gunzi.engine.options import Option
 from gunzi.engine.rules import OPTIONS, PRESETS, Ruleset, preset, with_overrides
 from gunzi.engine.sim import bench as run_bench
 from gunzi.engine.sim import simulate as run_simulate
+from gunzi.progress import Reporter
 
 app = typer.Typer(
     help="Gunzi: 打滚子, classic 升级 and 步步为营 — rules engine, simulation and records.",
@@ -31,21 +34,16 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
-errors = Console(stderr=True)  # refusals go to stderr, so --json output stays parseable
+# Refusals go to stderr, so --json output stays parseable; one line each, never wrapped.
+errors = Console(stderr=True, soft_wrap=True)
 
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))]
-OptionOpt = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="Override a rule option, e.g. -o follow=live"),
-]
 
 
 def _rules(name: str, overrides: list[str] | None) -> Ruleset:
     try:
         return with_overrides(preset(name), overrides or [])
     except GunziError as exc:
-        errors.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+        _refuse(exc)
 
 
 def _emit_json(data: Any) -> None:
@@ -148,7 +146,7 @@ def _trick_table(events: list[dict[str, Any]]) -> Table:
 
 @app.command()
 def demo(
-    rules: RulesOpt = "gunzi",
+    rules: CardRulesOpt = "gunzi",
     seed: Annotated[int, typer.Option(help="Seed of the simulated match")] = 7,
     hand: Annotated[int, typer.Option(min=1, help="Which hand of the match to print")] = 1,
     option: OptionOpt = None,
@@ -199,55 +197,130 @@ def simulate(
     records_dir: Annotated[
         Path | None, typer.Option("--records", help="Write one record per match here")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
+                       ] = False,
     option: OptionOpt = None,
 ) -> None:
-    """Random legal players make every decision; print the figures."""
-    if rules.startswith("quoridor"):
-        from gunzi.quoridor.records import dumps as q_dumps
-        from gunzi.quoridor.rules import with_overrides as q_rules_with
-        from gunzi.quoridor.sim import simulate as q_simulate
+    """Random legal players make every decision; print the figures.
 
-        def write_record(k: int, game: Any, names: list[str]) -> None:
-            assert records_dir is not None
-            (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
-                q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
-
-        try:
-            q_rules = q_rules_with(rules, option)
-        except GunziError as exc:
-            errors.print(f"[red]{exc}[/red]")
-            raise typer.Exit(2) from None
-        if records_dir is not None:
-            _check_records_dir(records_dir)
-        out = q_simulate(q_rules, hands, seed,
-                         on_game=write_record if records_dir is not None else None)
+    A progress bar on stderr while it runs (on a terminal, without --json)."""
+    try:
+        presets.check(rules)  # the error lists every game's presets
+    except GunziError as exc:
+        _refuse(exc)
+    if presets.is_board(rules):
+        out = _simulate_board(rules, hands, seed, records_dir, as_json, option)
     else:
         ruleset = _rules(rules, option)
         if records_dir is not None:
             _check_records_dir(records_dir)
-        out = run_simulate(ruleset, hands, seed, records_dir)
+        with Reporter("simulate", hands, "hands", every=None, quiet=as_json) as bar:
+            out = run_simulate(ruleset, hands, seed, records_dir, bar.update)
     if as_json:
         _emit_json(out)
     else:
-        for key, value in out.items():
-            console.print(f"{key}: {value}")
+        what = "games" if presets.is_board(rules) else "hands"
+        console.print(_figures_table(f"simulate {rules}: {out.get(what)} {what}, seed {seed}",
+                                     out))
+
+
+def _simulate_board(rules: str, games: int, seed: int, records_dir: Path | None,
+                    quiet: bool, option: list[str] | None) -> dict[str, Any]:
+    """``simulate`` for 步步为营: random bots, one record per game if asked."""
+    from gunzi.quoridor.records import dumps as q_dumps
+    from gunzi.quoridor.rules import with_overrides as q_rules_with
+    from gunzi.quoridor.sim import simulate as q_simulate
+
+    try:
+        q_rules = q_rules_with(rules, option)
+    except GunziError as exc:
+        _refuse(exc)
+    if records_dir is not None:
+        _check_records_dir(records_dir)
+    with Reporter("simulate", games, "games", every=None, quiet=quiet) as bar:
+
+        def on_game(k: int, game: Any, names: list[str]) -> None:
+            if records_dir is not None:
+                (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
+                    q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
+            bar.update(k + 1)
+
+        return q_simulate(q_rules, games, seed, on_game=on_game)
+
+
+def _refuse(exc: GunziError) -> NoReturn:
+    errors.print(f"[red]{escape(str(exc))}[/red]")
+    raise typer.Exit(2) from None
+
+
+# How the figures of simulate and bench read in a table (a key not listed: its own name).
+FIGURE_LABELS = {
+    "overrides": "options other than the preset's",
+    "hands_per_second": "hands per second",
+    "games_per_second": "games per second",
+    "decisions_per_second": "decisions per second",
+    "mean_attackers_score": "attackers' mean score",
+    "kou_rate": "抠底 (attackers take the kitty)",
+    "attackers_take_rate": "attackers take the deal",
+    "level_changes": "level changes",
+    "rounds_completed": "rounds completed",
+    "round_ends": "round ends",
+    "mean_tribute_cards": "mean tribute (cards)",
+    "dry_pot_rate": "干锅 (dry pot)",
+    "failed_throws": "failed throws",
+    "mean_moves": "mean turns per game",
+    "wins": "wins per seat",
+    "wins_by_bot": "wins per bot",
+    "walls_placed_mean": "mean walls placed",
+    "walls_placed": "walls placed",
+    "walls_left": "walls left",
+    "positions": "pawns",
+    "legal_actions_us": "legal_actions (µs per call)",
+    "view_us": "view (µs per call)",
+}
+
+
+def _figure(key: str, value: Any) -> str:
+    """One figure as a person reads it: rates in %, lists per seat (or bot), mappings listed."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2%}" if key.endswith("_rate") else f"{value:,.2f}"
+    if isinstance(value, list):
+        who = "bot" if key == "wins_by_bot" else "seat"
+        return " · ".join(f"{who} {i}: {v}" for i, v in enumerate(value)) or "–"
+    if isinstance(value, dict):
+        return " · ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) or "–"
+    return "–" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _figures_table(title: str | None, figures: dict[str, Any]) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_header=False)
+    table.add_column("figure", style="bold")
+    table.add_column("value", overflow="fold")
+    for key, value in figures.items():
+        table.add_row(FIGURE_LABELS.get(key, key.replace("_", " ")), escape(_figure(key, value)))
+    return table
 
 
 @app.command()
 def bench(
-    rules: RulesOpt = "gunzi",
+    rules: CardRulesOpt = "gunzi",
     hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
-    seed: Annotated[int, typer.Option()] = 1,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
+                       ] = False,
 ) -> None:
-    """Full random hands per second on one core, validation on."""
-    out = run_bench(_rules(rules, None), hands, seed)
+    """Full random hands per second on one core, validation on.
+
+    A progress bar on stderr while it runs (on a terminal, without --json)."""
+    ruleset = _rules(rules, None)
+    with Reporter("bench", hands, "hands", every=None, quiet=as_json) as bar:
+        out = run_bench(ruleset, hands, seed, bar.update)
     if as_json:
         _emit_json(out)
     else:
-        for key, value in out.items():
-            console.print(f"{key}: {value}")
+        console.print(_figures_table(f"bench {rules}: {hands} hands, seed {seed}", out))
 
 
 @app.command()
@@ -353,8 +426,7 @@ def _replay_board(file: Path, lines: list[dict[str, Any]], as_json: bool) -> Non
         _emit_json({"ok": True, **summary})
     else:
         console.print(f"{file}: {summary['rules']}, {summary['turns']} turns, all actions legal")
-        for key, value in summary.items():
-            console.print(f"  {key}: {value}")
+        console.print(_figures_table(None, summary))
 
 
 RULES_GAMES = ("cards", "quoridor", "ladder")
@@ -379,7 +451,7 @@ def _values_text(opt: dict[str, Any]) -> str:
 
 
 def _interpretation(opt: Option) -> str | None:
-    """The RULES.md interpretation an option implements ('I-3'), if any."""
+    """The docs/rules.md interpretation an option implements ('I-3'), if any."""
     found = re.search(r"\[(I-\d+)\]", opt.clause)
     return found.group(1) if found else None
 
@@ -413,11 +485,11 @@ def _rules_data() -> dict[str, dict[str, Any]]:
 
 
 RULES_SECTIONS = {
-    "cards": ("Card games: RULES.md Part A (preset gunzi) and Part B (classic-1/2/3, "
+    "cards": ("Card games: docs/rules.md Part A (preset gunzi) and Part B (classic-1/2/3, "
               "1 to 3 decks). Set an option with -o option=value (simulate, demo, play)."),
-    "quoridor": ("步步为营: RULES.md Part D (presets quoridor-2, quoridor-4: 2 or 4 players). "
+    "quoridor": ("步步为营: docs/rules.md Part D (presets quoridor-2, quoridor-4: 2 or 4 players). "
                  "gunzi simulate --rules quoridor-2 -o jumps=true"),
-    "ladder": ("The ladder: RULES.md Part C (the hall's titles: gunzi ladder titles). "
+    "ladder": ("The ladder: docs/rules.md Part C (the hall's titles: gunzi ladder titles). "
                "No presets: 'default' is the value the hall uses."),
 }
 
@@ -434,7 +506,7 @@ def _presets_text(per_preset: dict[str, Any]) -> str:
 def _rules_table(section: dict[str, Any]) -> Table:
     """Option names never wrap (they are typed); the details column wraps instead."""
     table = Table(box=box.SIMPLE_HEAD, leading=1)
-    table.add_column("option\nRULES.md", no_wrap=True)
+    table.add_column("option\ndocs/rules.md", no_wrap=True)
     table.add_column("meaning\nallowed values\neach preset's value", overflow="fold")
     for key, opt in section["options"].items():
         table.add_row(f"[bold cyan]{key}[/bold cyan]\n[yellow]{escape(opt['clause'])}[/yellow]",
@@ -449,20 +521,25 @@ def rules_cmd(
         "--game", "-g", help="Only one section: " + ", ".join(RULES_GAMES))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Every rule option: its RULES.md clause, meaning, allowed values and each preset's value.
+    """Every rule option: its docs/rules.md clause, meaning, allowed values and each preset's value.
 
-    Card games first, then 步步为营 and the ladder.
+    Card games first, then 步步为营 and the ladder; the rules text's path comes first
+    (with --json: "documents", the path per language).
     """
     if game is not None and game not in RULES_GAMES:
         errors.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")
         raise typer.Exit(2)
     data = _rules_data()
+    documents = {lang: str(rulebook.location(lang)) for lang in rulebook.LANGS}
     if as_json:
         if game is not None:
             _emit_json(data[game])
         else:  # the card catalogue at the top level, as before; the other games beside it
-            _emit_json({**data["cards"], "quoridor": data["quoridor"], "ladder": data["ladder"]})
+            _emit_json({**data["cards"], "quoridor": data["quoridor"], "ladder": data["ladder"],
+                        "documents": documents})
         return
+    console.print(f"The rules text: [bold]{escape(documents['en'])}[/bold] "
+                  f"(中文 {escape(documents['zh'])}); in the hall: /rules", highlight=False)
     for name in RULES_GAMES if game is None else (game,):
         console.print(f"[bold]{RULES_SECTIONS[name]}[/bold]")
         console.print(_rules_table(data[name]))
@@ -474,12 +551,13 @@ def _register_subsystems() -> None:
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
+    from gunzi.server.ladder_command import register as register_ladder_top
     from gunzi.tui.command import register as register_tui
 
     register_server(app)
     register_tui(app)
     register_arena(app)
-    register_ladder(app)
+    register_ladder_top(register_ladder(app))
     register_review(app)
 
 

@@ -20,7 +20,7 @@ from gunzi.ladder.points import (
 
 
 def _a12(result: dict[str, Any], before_cap: bool) -> list[int]:
-    """RULES.md A12 read straight off a hand's result record (the test's own oracle)."""
+    """docs/rules.md A12 read straight off a hand's result record (the test's own oracle)."""
     at = result["attackers"]
     dt = 1 - at
     out = [0, 0, 0, 0]

@@ -1,6 +1,6 @@
 """An independent entitlement model: which cards may a recipient know, frame by frame?
 
-Written from the rules (RULES.md / docs/records.md), not from the server's or
+Written from the rules (docs/rules.md / docs/records.md), not from the server's or
 the engine's redaction code, so the two check each other. Given the full
 record of a table (every hand finished, seeds revealed) and every frame one
 recipient received, :func:`check` reports every field that tells the

@@ -25,6 +25,13 @@ def test_rules_health_metrics_and_static(client: TestClient) -> None:
     assert valid["classic-2"]["follow"] == ["dead"]
     assert valid["classic-2"]["keep_deal"] == ["same-player", "partner"]
     assert valid["gunzi"]["kitty_multiplier"] == ["two"]
+    # The classic variants (issue 16): only where the preset can play them.
+    assert valid["gunzi"]["trump_structure"] == ["same"]
+    assert valid["classic-2"]["trump_structure"] == ["same", "cover"]
+    assert valid["classic-3"]["trump_structure"] == ["same", "cover", "cover-triples"]
+    assert valid["classic-2"]["triple_tractors"] == [True]
+    assert valid["classic-3"]["throw_penalty"][:3] == ["ladder", "none", "points-5"]
+    assert valid["classic-1"]["kitty_multiplier"] == ["doubling", "linear", "unit-size", "power"]
     assert client.get("/healthz").json()["ok"] is True
     text = client.get("/metrics").text
     assert "gunzi_actions_total" in text and "gunzi_websockets" in text

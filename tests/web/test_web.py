@@ -370,3 +370,25 @@ def test_create_form_offers_only_the_options_the_preset_accepts(hall: str, new_p
     page.wait_for_selector("#rule-options select[data-option='keep_deal']", state="attached")
     for gone in ("tribute_rule", "dry_pot", "follow", "permanent_twos"):
         assert page.locator(f"#rule-options select[data-option='{gone}']").count() == 0, gone
+
+
+def test_create_form_offers_the_classic_variants_per_preset(hall: str, new_page: Any) -> None:
+    """Issue 16's options reach the form from /api/rules: cover-triples only with 3 decks,
+    none of them for 打滚子; a table created with one carries it."""
+    page = new_page(DESKTOP)
+    goto(page, hall + "/")
+    page.wait_for_selector("#create-preset option[value='classic-3']", state="attached")
+    page.select_option("#create-preset", "classic-3")
+    sel = "#rule-options select[data-option='trump_structure']"
+    page.wait_for_selector(sel, state="attached")
+    texts = page.locator(sel + " option").all_text_contents()
+    assert [t.rstrip(" ✓") for t in texts] == ["same", "cover", "cover-triples"]
+    assert page.locator("#rule-options select[data-option='draw_protection']").count() == 1
+    page.select_option("#create-preset", "classic-2")
+    page.wait_for_selector("#rule-options select[data-option='keep_deal']", state="attached")
+    texts = page.locator(sel + " option").all_text_contents()
+    assert [t.rstrip(" ✓") for t in texts] == ["same", "cover"]
+    assert page.locator("#rule-options select[data-option='draw_protection']").count() == 0
+    page.select_option("#create-preset", "gunzi")
+    page.wait_for_selector("#rule-options select[data-option='tribute_rule']", state="attached")
+    assert page.locator(sel).count() == 0

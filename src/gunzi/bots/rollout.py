@@ -690,7 +690,7 @@ class Compact:
 
     # ------------------------------------------------------------- the rules
     def legal(self, seat: int | None = None) -> list[tuple[Card, ...]]:
-        """Every legal play of the seat to act, as sorted tuples (RULES.md A7)."""
+        """Every legal play of the seat to act, as sorted tuples (docs/rules.md A7)."""
         s = self.to_play if seat is None else seat
         hand = self.hand(s)
         if self.tl == 0:

@@ -37,6 +37,7 @@ from gunzi.bots.rule_core import Odds, Params, Play, Table, points, team
 from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.order import TRUMP
 
 
@@ -60,6 +61,7 @@ class _Player:
         self.o = o
         self.t = t = o.t
         self.order = t.order
+        self.pol = policy_of(t.rules)
         self.cls = t.order.cls
         self.power = t.order.power
         self.gunzi = o.gunzi
@@ -122,7 +124,7 @@ class _Player:
             if any(c != first for c in play):
                 return -1, ()
             return self.cls[first], ((len(play), 1, self.power[first]),)
-        shape = CT.decompose(play, self.order)
+        shape = CT.decompose(play, self.order, self.pol)
         return shape.cls, tuple((u.size, u.length, u.top) for u in shape.units)
 
     def p_unit(self, seat: int, k: int, unit: tuple[int, int, int], above: int) -> float:
@@ -201,7 +203,7 @@ class _Player:
             for size in (2, 3):
                 group = [c for c in mine if hand[c] >= size]
                 if len(group) >= 2:
-                    shape = CT.decompose([c for c in group for _ in range(size)], order)
+                    shape = CT.decompose([c for c in group for _ in range(size)], order, self.pol)
                     for u in shape.units:
                         if u.length >= 2:
                             out.append(tuple(u.cards))
@@ -217,7 +219,7 @@ class _Player:
         unseen = self.o.unseen
         cand = [c for c in mine for _ in range(self.hand[c])]
         while cand:
-            shape = CT.decompose(cand, self.order)
+            shape = CT.decompose(cand, self.order, self.pol)
             if len(shape.units) < 2:
                 return None
             failed = CT.failed_throw(shape, [unseen], self.order)
@@ -343,15 +345,16 @@ class _Player:
     def _classic_in_class(
         self, lead: Play, pool: list[int], members: Sequence[Card]
     ) -> list[Play]:
-        shape = CT.decompose(lead, self.order)
+        shape = CT.decompose(lead, self.order, self.pol)
         hand = self.hand
         n = len(lead)
         if n == 1:
             return [(c,) for c in members if hand[c]]
-        out = [tuple(p) for p in islice(CT.legal_follows(shape, hand, self.order), MAX_FOLLOWS)]
+        follows = CT.legal_follows(shape, hand, self.order, self.pol)
+        out = [tuple(p) for p in islice(follows, MAX_FOLLOWS)]
         for feed in (False, True):
             p = self._pick(pool, n, feed=feed)
-            if len(p) == n and CT.follow_error(shape, p, hand, self.order) is None:
+            if len(p) == n and CT.follow_error(shape, p, hand, self.order, self.pol) is None:
                 out.append(p)
         return out
 
@@ -362,7 +365,7 @@ class _Player:
         if self.gunzi:
             n = len(lead)
             return [(c,) * n for c in trumps if hand[c] >= n]
-        shape = CT.decompose(lead, self.order)
+        shape = CT.decompose(lead, self.order, self.pol)
         if sum(hand[c] for c in trumps) < len(lead):
             return []
         out: list[Play] = []
@@ -389,7 +392,7 @@ class _Player:
             for c in pick:
                 avail[c] -= 1
             chosen.extend(pick)
-        got = CT.decompose(chosen, self.order)
+        got = CT.decompose(chosen, self.order, self.pol)
         if got.structure != shape.structure:
             return None
         return tuple(sorted(chosen))
@@ -417,7 +420,8 @@ class _Player:
         if self.gunzi:
             idx = GT.trick_winner(plays, self.order)
         else:
-            idx = CT.trick_winner(CT.decompose(plays[0], self.order), plays, self.order)
+            lead = CT.decompose(plays[0], self.order, self.pol)
+            idx = CT.trick_winner(lead, plays, self.order, self.pol)
         return self.units(plays[idx])
 
     def score_follow(self, play: Play) -> float:
@@ -430,7 +434,8 @@ class _Player:
         if self.gunzi:
             idx = GT.trick_winner(plays, self.order)
         else:
-            idx = CT.trick_winner(CT.decompose(lead, self.order), plays, self.order)
+            shape = CT.decompose(lead, self.order, self.pol)
+            idx = CT.trick_winner(shape, plays, self.order, self.pol)
         wseat = seats[idx]
         wcls, wunits = self.units(plays[idx])
         later = [(o.me + i) % 4 for i in range(1, 4 - len(trick))]

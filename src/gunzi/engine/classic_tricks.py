@@ -1,4 +1,5 @@
-"""Trick rules of classic 升级 (RULES.md Part B): combinations, leads, throws, follows, winners.
+"""Trick rules of classic 升级 (docs/rules.md Part B): combinations, leads, throws, follows,
+winners.
 
 Cards are ids 0..53 (see :mod:`gunzi.engine.cards`); a *hand* is a sequence of 54 counts;
 a *play* is a sequence of card ids (a multiset). Suit classes and powers come from an
@@ -65,9 +66,25 @@ a higher top of its first (strongest) unit, or it is all trumps while the curren
 in the led side suit. Equal tops: the earlier play keeps the trick. Plays of another side
 suit, mixed plays and plays of another structure never win.
 
+Variants (a :class:`~gunzi.engine.classic_policy.Policy`; docs/rules-classic-variants.md).
+[I-23] tractors need ``tractor_min`` units; [I-24] without ``triple_tractors`` triples never
+chain. [I-25] without ``break_longer`` no segment answering a lead tractor uses a rank of
+a maximal run of the follower's holding longer than that tractor; [I-26] 'pairs': a
+segment is exactly as long as the lead tractor; [I-27] ``protect_longer``: only ids with
+exactly s copies in the evaluated multiset give s-sized structure (a triple gives no
+pair). The budgeted search ignores these two (an upper bound), and a play is legal when
+its vector is at least the holding's in each component (Rule F's equality at the
+default: no play exceeds its holding there). [I-20] 'cover':
+a play shows, per lead unit in order, the top of the run of its own units covering it (a
+pair by a pair, a tractor by as many consecutive pairs, a single by any card left;
+'cover-triples': a triple may give a pair), the lexicographically best arrangement, or
+cannot win. [I-21] compares two such showings: the first top ('highest-unit'), every top
+('every-unit') or the highest card ('highest-card').
+
 Rule K (kitty multiplier). "doubling": 2 ** (1 + number of units of size >= 2 in the
 winning play, each rank of a tractor counted, a triple counting as one); "linear": with t
-triple ranks and p pair ranks, max(2, 6 t + 4 p).
+triple ranks and p pair ranks, max(2, 6 t + 4 p). With c the cards of the largest unit:
+"unit-size": 2 c; "power": 2 ** c.
 
 Rule G (generators and sampling). All plays are yielded as tuples sorted by card id, each
 distinct multiset once. ``legal_leads``: singles, pairs, triples (by card id), then
@@ -93,6 +110,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from gunzi.engine.cards import NAMES, NUM_TYPES
+from gunzi.engine.classic_policy import DEFAULT, Policy
 from gunzi.engine.errors import InvalidRulesError
 from gunzi.engine.order import TRUMP, Order
 
@@ -192,8 +210,8 @@ def _unit_key(u: Unit) -> tuple[int, int, int, int, tuple[int, ...]]:
     return (0 if u.length >= 2 else 1, -u.size * u.length, -u.size, -u.top, u.cards)
 
 
-def _chain(ids: list[int], size: int, power: Sequence[int]) -> list[Unit]:
-    """Rule D: units of one class and size, longest runs first."""
+def _chain(ids: list[int], size: int, power: Sequence[int], min_len: int = 2) -> list[Unit]:
+    """Rule D: units of one class and size, longest runs first (runs of ``min_len`` up)."""
     bypow: dict[int, list[int]] = {}
     for c in sorted(ids):
         bypow.setdefault(power[c], []).append(c)
@@ -207,7 +225,7 @@ def _chain(ids: list[int], size: int, power: Sequence[int]) -> list[Unit]:
                 if i - start >= best_len:  # ties: the later run has the higher top
                     best_start, best_len = start, i - start
                 start = i
-        if best_len == 1:
+        if best_len < min_len:
             for p in powers:
                 for c in bypow[p]:
                     out.append(Unit(size, 1, p, (c,) * size))
@@ -223,8 +241,8 @@ def _chain(ids: list[int], size: int, power: Sequence[int]) -> list[Unit]:
     return out
 
 
-def decompose(cards: Sequence[int], order: Order) -> Shape:
-    """Canonical decomposition of a play into units (Rules U, T, D)."""
+def decompose(cards: Sequence[int], order: Order, pol: Policy = DEFAULT) -> Shape:
+    """Canonical decomposition of a play into units (Rules U, T, D; [I-23], [I-24])."""
     cnt = _count(cards)
     if not cnt:
         return Shape(-1, ())
@@ -241,21 +259,23 @@ def decompose(cards: Sequence[int], order: Order) -> Shape:
         else:
             groups.setdefault((cl, m), []).append(c)
     for (_cl, m), ids in groups.items():
-        if len(ids) == 1:
-            c = ids[0]
-            units.append(Unit(m, 1, power[c], (c,) * m))
+        if len(ids) == 1 or (m == 3 and not pol.triple_tractors):
+            units.extend(Unit(m, 1, power[c], (c,) * m) for c in sorted(ids))
         else:
-            units.extend(_chain(ids, m, power))
+            units.extend(_chain(ids, m, power, pol.tractor_min))
     units.sort(key=_unit_key)
     return Shape(classes.pop() if len(classes) == 1 else -1, tuple(units))
 
 
-def _is_single_unit(cnt: dict[int, int], power: Sequence[int]) -> bool:
+def _is_single_unit(cnt: dict[int, int], power: Sequence[int], pol: Policy = DEFAULT) -> bool:
     """Whether a non-empty one-class multiset is exactly one unit (Rule T)."""
     if len(cnt) == 1:
         return True
     sizes = set(cnt.values())
-    if len(sizes) != 1 or sizes.pop() < 2:
+    if len(sizes) != 1 or len(cnt) < pol.tractor_min:
+        return False
+    size = sizes.pop()
+    if size < 2 or (size == 3 and not pol.triple_tractors):
         return False
     ps = sorted(power[c] for c in cnt)
     return all(ps[i] + 1 == ps[i + 1] for i in range(len(ps) - 1))
@@ -317,30 +337,35 @@ def failed_throw(lead: Shape, others: Sequence[Sequence[int]], order: Order) -> 
     return min(failing, key=lambda u: (len(u.cards), u.top, u.size, u.cards))
 
 
-def _single_units(hand: Sequence[int], order: Order) -> Iterator[tuple[int, ...]]:
+def _single_units(
+    hand: Sequence[int], order: Order, pol: Policy = DEFAULT
+) -> Iterator[tuple[int, ...]]:
     """Singles, then pairs, then triples, then tractors that ``hand`` can lead."""
     held = [c for c in range(NUM_TYPES) if hand[c] > 0]
     for size in (1, 2, 3):
         for c in held:
             if hand[c] >= size:
                 yield (c,) * size
-    for size in (2, 3):
+    for size in (2, 3) if pol.triple_tractors else (2,):
         for cl in range(5):
-            if sum(1 for c in order.class_cards[cl] if hand[c] >= size) < 2:
+            if sum(1 for c in order.class_cards[cl] if hand[c] >= size) < pol.tractor_min:
                 continue
             inf = _info(order, cl)
-            yield from _tractors_in(inf, [hand[c] for c in inf.ids], size, 99)
+            yield from _tractors_in(inf, [hand[c] for c in inf.ids], size, 99, pol.tractor_min)
 
 
 def _eligible_runs(
-    inf: _ClassInfo, total: Sequence[int], size: int
+    inf: _ClassInfo, total: Sequence[int], size: int, exact: bool = False
 ) -> list[list[tuple[int, ...]]]:
-    """Maximal runs of consecutive powers, each power given as its positions with >= size."""
+    """Maximal runs of consecutive powers, each power given as its positions with >= size
+    copies (``exact``: with exactly ``size``, for [I-27]'s protected longer tuples)."""
     runs: list[list[tuple[int, ...]]] = []
     cur: list[tuple[int, ...]] = []
     last = -2
     for p, positions in inf.at.items():
-        ok = tuple(pos for pos in positions if total[pos] >= size)
+        ok = tuple(
+            pos for pos in positions if total[pos] == size or (total[pos] > size and not exact)
+        )
         if ok:
             if p != last + 1 and cur:
                 runs.append(cur)
@@ -356,18 +381,20 @@ def _eligible_runs(
 
 
 def _tractors_in(
-    inf: _ClassInfo, total: Sequence[int], size: int, max_len: int
+    inf: _ClassInfo, total: Sequence[int], size: int, max_len: int, min_len: int = 2
 ) -> Iterator[tuple[int, ...]]:
     for run in _eligible_runs(inf, total, size):
-        for start in range(len(run) - 1):
-            for k in range(2, min(max_len, len(run) - start) + 1):
+        for start in range(len(run) - min_len + 1):
+            for k in range(min_len, min(max_len, len(run) - start) + 1):
                 for choice in product(*run[start : start + k]):
                     yield tuple(sorted(inf.ids[pos] for pos in choice for _ in range(size)))
 
 
-def legal_leads(hand: Sequence[int], order: Order) -> Iterator[tuple[int, ...]]:
+def legal_leads(
+    hand: Sequence[int], order: Order, pol: Policy = DEFAULT
+) -> Iterator[tuple[int, ...]]:
     """Every legal lead as a sorted tuple, lazily: single units first, then throws."""
-    yield from _single_units(hand, order)
+    yield from _single_units(hand, order, pol)
     power = order.power
     for cl in range(5):
         items = [(c, hand[c]) for c in order.class_cards[cl] if hand[c] > 0]
@@ -375,13 +402,17 @@ def legal_leads(hand: Sequence[int], order: Order) -> Iterator[tuple[int, ...]]:
             continue
         for counts in product(*[range(h + 1) for _, h in items]):
             cnt = {c: k for (c, _), k in zip(items, counts, strict=True) if k}
-            if len(cnt) < 2 or _is_single_unit(cnt, power):
+            if len(cnt) < 2 or _is_single_unit(cnt, power, pol):
                 continue
             yield tuple(sorted(c for c, k in cnt.items() for _ in range(k)))
 
 
 def random_lead(
-    hand: Sequence[int], order: Order, rng: random.Random, throw_chance: float = 0.1
+    hand: Sequence[int],
+    order: Order,
+    rng: random.Random,
+    throw_chance: float = 0.1,
+    pol: Policy = DEFAULT,
 ) -> tuple[int, ...]:
     """A random legal lead: a uniform single unit, or with ``throw_chance`` a random throw."""
     if rng.random() < throw_chance:
@@ -398,10 +429,10 @@ def random_lead(
             cnt[a] = max(cnt[a], 1)
             cnt[b] = max(cnt[b], 1)
             cnt = {c: k for c, k in cnt.items() if k}
-            if _is_single_unit(cnt, order.power):  # a tractor: break it with a lone copy
+            if _is_single_unit(cnt, order.power, pol):  # a tractor: break it with a lone copy
                 cnt[a] = 1
             return tuple(sorted(c for c, k in cnt.items() for _ in range(k)))
-    units = list(_single_units(hand, order))
+    units = list(_single_units(hand, order, pol))
     if not units:
         raise ValueError("cannot lead from an empty hand")
     return rng.choice(units)
@@ -438,16 +469,21 @@ def _req(lead: Shape) -> _Req:
     return _Req(n, tuple(tractors), n3, n2)
 
 
-def _rest_free(need3: int, pbase: int, ch: Sequence[int]) -> tuple[int, int]:
-    """Triples and pairs matched from counts ``ch`` (no budget)."""
+def _rest_free(
+    need3: int, pbase: int, ch: Sequence[int], protect: bool = False
+) -> tuple[int, int]:
+    """Triples and pairs matched from counts ``ch`` (no budget); ``protect``: a triple
+    never serves as a pair ([I-27])."""
     n_trip = n_pair = 0
     for x in ch:
         if x >= 2:
-            n_pair += 1
             if x >= 3:
                 n_trip += 1
+                if protect:
+                    continue
+            n_pair += 1
     t = min(need3, n_trip)
-    return t, min(pbase - t, n_pair - t)
+    return t, min(pbase - t, n_pair - (0 if protect else t))
 
 
 def _rest_budget(
@@ -499,12 +535,32 @@ def _search(
     av: list[int] | None,
     budget: int,
     keep: bool = False,
+    pol: Policy = DEFAULT,
+    ref: list[int] | None = None,
 ) -> tuple[Value, list[_Plan]]:
     """The match vector (Rule F) of ``ch``, or with ``av``: the best vector reachable by
-    adding at most ``budget`` cards of ``av`` to ``ch``. ``keep`` collects optimal plans."""
+    adding at most ``budget`` cards of ``av`` to ``ch``. ``keep`` collects optimal plans.
+
+    With ``av`` the vector is an upper bound: [I-25] and [I-27] are applied only to an
+    exact ``ch``; [I-23] and [I-26] limit segment lengths and hold for every multiset.
+    [I-25] protects the ranks of the runs of the follower's holding ``ref`` (default
+    ``ch``) longer than a lead tractor: no segment answering it uses them, so adding
+    cards to a play never takes structure away from it."""
     tractors = req.tractors
     nt = len(tractors)
     budgeted = av is not None
+    protect = pol.protect_longer and not budgeted
+    cap_runs = not pol.break_longer and not budgeted
+    tmin = pol.tractor_min
+    pairs_only = pol.short_tractor == "pairs"
+    blocked: list[frozenset[int]] = []
+    if cap_runs:
+        base = ref if ref is not None else ch
+        blocked = [
+            frozenset(pos for run in _eligible_runs(inf, base, s, protect) if len(run) > length
+                      for group in run for pos in group)
+            for s, length in tractors
+        ]
     av0 = av if av is not None else [0] * len(ch)
     pbase_all = req.n2 + req.n3
     ub = [0] * (nt + 1)
@@ -521,7 +577,7 @@ def _search(
             if budgeted:
                 t, p = _rest_budget(need3, pbase, c, a, left)
             else:
-                t, p = _rest_free(need3, pbase, c)
+                t, p = _rest_free(need3, pbase, c, protect)
             val = (c1, k3 + t, k2 + p)
             if val > best[0]:
                 best[0] = val
@@ -534,8 +590,11 @@ def _search(
             return
         s, length = tractors[i]
         total = [x + y for x, y in zip(c, a, strict=True)] if budgeted else c
-        for run in _eligible_runs(inf, total, s):
-            for k in range(min(length, len(run)), 1, -1):
+        if cap_runs:
+            total = [0 if pos in blocked[i] else x for pos, x in enumerate(total)]
+        for run in _eligible_runs(inf, total, s, protect):
+            lowest = length if pairs_only else tmin
+            for k in range(min(length, len(run)), lowest - 1, -1):
                 for start in range(len(run) - k + 1):
                     for choice in product(*run[start : start + k]):
                         c2 = c.copy()
@@ -560,10 +619,21 @@ def _search(
     return best[0], plans
 
 
-def _value(req: _Req, inf: _ClassInfo, counts: list[int]) -> Value:
+def _value(
+    req: _Req, inf: _ClassInfo, counts: list[int], pol: Policy = DEFAULT,
+    ref: list[int] | None = None,
+) -> Value:
     if req.trivial:
         return (0, 0, 0)
-    return _search(req, inf, counts, None, 0)[0]
+    return _search(req, inf, counts, None, 0, pol=pol, ref=ref)[0]
+
+
+def _meets(got: Value, want: Value) -> bool:
+    """A play's vector satisfies the holding's: at least as much of each kind of structure.
+
+    At the default policy no play exceeds its holding's vector, so this is equality; the
+    protections ([I-25], [I-27]) can let a play show more than its holding obliges."""
+    return got[0] >= want[0] and got[1] >= want[1] and got[2] >= want[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -580,11 +650,15 @@ class _Matching:
 
 
 def _matching(
-    req: _Req, inf: _ClassInfo, counts: list[int], rng: random.Random | None
+    req: _Req,
+    inf: _ClassInfo,
+    counts: list[int],
+    rng: random.Random | None,
+    pol: Policy = DEFAULT,
 ) -> tuple[Value, _Matching]:
     """An optimal matching of ``counts``: random among optimal plans, or the first one
     (strongest triples and pairs) when ``rng`` is None."""
-    val, plans = _search(req, inf, counts, None, 0, keep=True)
+    val, plans = _search(req, inf, counts, None, 0, keep=True, pol=pol)
     segs, left = plans[0] if rng is None else rng.choice(plans)
     ids = inf.ids
     need3 = req.n3 - sum(len(p) for s, p in segs if s == 3)
@@ -594,7 +668,10 @@ def _matching(
     k2 = sum(len(p) for s, p in segs if s == 2)
     p_n = val[2] - k2
     taken = set(trips)
-    pair_cands = [pos for pos in range(len(left)) if left[pos] >= 2 and pos not in taken]
+    pair_cands = [
+        pos for pos in range(len(left))
+        if (left[pos] == 2 or (left[pos] > 2 and not pol.protect_longer)) and pos not in taken
+    ]
     pairs = pair_cands[::-1][:p_n] if rng is None else rng.sample(pair_cands, p_n)
     return val, _Matching(
         segments=tuple((s, tuple(ids[pos] for pos in p for _ in range(s))) for s, p in segs),
@@ -604,9 +681,10 @@ def _matching(
 
 
 def _shape_message(
-    req: _Req, inf: _ClassInfo, hold: list[int], got: Value, order: Order, cl: int
+    req: _Req, inf: _ClassInfo, hold: list[int], got: Value, order: Order, cl: int,
+    pol: Policy = DEFAULT,
 ) -> str:
-    want, m = _matching(req, inf, hold, None)
+    want, m = _matching(req, inf, hold, None, pol)
     name = CLASS_NAMES[cl]
     if got[0] < want[0]:
         cards = [c for _, seg in m.segments for c in seg]
@@ -634,7 +712,7 @@ def _lead_class(lead: Shape) -> int:
 
 
 def follow_error(
-    lead: Shape, play: Sequence[int], hand: Sequence[int], order: Order
+    lead: Shape, play: Sequence[int], hand: Sequence[int], order: Order, pol: Policy = DEFAULT
 ) -> str | None:
     """None if ``play`` legally follows ``lead`` from ``hand`` (Rule F), else the reason."""
     cl = _lead_class(lead)
@@ -662,11 +740,11 @@ def follow_error(
         return f"must follow {name}: holds {_names(cards, order)}"
     if req.trivial:
         return None
-    got = _value(req, inf, [cnt.get(c, 0) for c in inf.ids])
-    want = _value(req, inf, hold)
-    if got >= want:
+    got = _value(req, inf, [cnt.get(c, 0) for c in inf.ids], pol, hold)
+    want = _value(req, inf, hold, pol)
+    if _meets(got, want):
         return None
-    return _shape_message(req, inf, hold, got, order, cl)
+    return _shape_message(req, inf, hold, got, order, cl, pol)
 
 
 def _submultisets(items: list[tuple[int, int]], k: int) -> Iterator[list[int]]:
@@ -693,7 +771,9 @@ def _submultisets(items: list[tuple[int, int]], k: int) -> Iterator[list[int]]:
     return rec(0, k)
 
 
-def legal_follows(lead: Shape, hand: Sequence[int], order: Order) -> Iterator[tuple[int, ...]]:
+def legal_follows(
+    lead: Shape, hand: Sequence[int], order: Order, pol: Policy = DEFAULT
+) -> Iterator[tuple[int, ...]]:
     """Every legal follow as a sorted tuple, lazily (Rule F; agrees with follow_error)."""
     cl = _lead_class(lead)
     req = _req(lead)
@@ -713,16 +793,18 @@ def legal_follows(lead: Shape, hand: Sequence[int], order: Order) -> Iterator[tu
         for sub in _submultisets(items, n):
             yield tuple(sorted(sub))
         return
-    yield from _branch_and_bound(req, inf, hold, _value(req, inf, hold))
+    yield from _branch_and_bound(req, inf, hold, _value(req, inf, hold, pol), pol)
 
 
 def _branch_and_bound(
-    req: _Req, inf: _ClassInfo, hold: list[int], vmax: Value
+    req: _Req, inf: _ClassInfo, hold: list[int], vmax: Value, pol: Policy = DEFAULT
 ) -> Iterator[tuple[int, ...]]:
-    """Sub-multisets of ``hold`` of size req.n whose match vector is ``vmax``.
+    """Sub-multisets of ``hold`` of size req.n whose match vector meets ``vmax``.
 
     Positions are decided in order; a branch is kept only if the best vector reachable
-    from it (exact, budget-aware) is ``vmax``, so no branch is a dead end.
+    from it (budget-aware) is at least ``vmax``. At the default policy that bound is exact,
+    so no branch is a dead end; the protections make it an upper bound, and a finished
+    multiset is checked exactly.
     """
     order_pos = [pos for pos in range(len(hold)) if hold[pos] > 0]
     m = len(order_pos)
@@ -746,8 +828,8 @@ def _branch_and_bound(
                 break
             ch[pos] = k
             # nothing left to add: the plain vector of ch; else the budget-aware bound
-            val = _search(req, inf, ch, av if b2 else None, b2)[0]
-            if val == vmax:
+            val = _search(req, inf, ch, av if b2 else None, b2, pol=pol, ref=hold)[0]
+            if _meets(val, vmax) if b2 == 0 else val >= vmax:
                 yield from rec(j + 1, b2)
         ch[pos] = 0
         av[pos] = h
@@ -756,7 +838,7 @@ def _branch_and_bound(
 
 
 def random_follow(
-    lead: Shape, hand: Sequence[int], order: Order, rng: random.Random
+    lead: Shape, hand: Sequence[int], order: Order, rng: random.Random, pol: Policy = DEFAULT
 ) -> tuple[int, ...]:
     """A random legal follow, built directly: the obligations first, then random filler."""
     cl = _lead_class(lead)
@@ -774,7 +856,7 @@ def random_follow(
         return tuple(sorted(fixed + rng.sample(others, n - held)))
     core: list[int] = []
     if not req.trivial:
-        core = _matching(req, inf, hold, rng)[1].cards()
+        core = _matching(req, inf, hold, rng, pol)[1].cards()
     rest = {c: hand[c] for c in inf.ids}
     for c in core:
         rest[c] -= 1
@@ -785,32 +867,110 @@ def random_follow(
 # --------------------------------------------------------------------------- winner, kitty
 
 
-def trick_winner(lead: Shape, plays: Sequence[Sequence[int]], order: Order) -> int:
+def _cover_tops(lead: Shape, play: Shape, order: Order, split: bool) -> tuple[int, ...] | None:
+    """[I-20] 'cover': the best tops (lexicographic, in the lead's unit order) of a way to
+    cover every unit of ``lead`` with the cards of ``play``, or None if there is none.
+
+    A lead unit of size s and length l is covered by l consecutive powers of the play each
+    held s times (a tractor of the play gives its pairs or a shorter run; with ``split``
+    an id played three times also covers a pair); singles take the highest cards left."""
+    power = order.power
+    left = dict(_count(play.cards))
+    units = lead.units
+    best: list[tuple[int, ...] | None] = [None]
+    tops: list[int] = []
+
+    def fits(m: int, size: int) -> bool:
+        return m == size or (split and m > size)
+
+    def rec(i: int) -> None:
+        if i == len(units) or units[i].size == 1:
+            rest = sorted((power[c] for c, m in left.items() for _ in range(m)), reverse=True)
+            cand = (*tops, *rest[: len(units) - i])
+            if best[0] is None or cand > best[0]:
+                best[0] = cand
+            return
+        u = units[i]
+        bypow: dict[int, list[int]] = {}
+        for c, m in left.items():
+            if fits(m, u.size):
+                bypow.setdefault(power[c], []).append(c)
+        for top in sorted(bypow, reverse=True):
+            run = [bypow.get(top - k, []) for k in range(u.length)]
+            if not all(run):
+                continue
+            for choice in product(*run):
+                for c in choice:
+                    left[c] -= u.size
+                tops.append(top)
+                rec(i + 1)
+                tops.pop()
+                for c in choice:
+                    left[c] += u.size
+
+    rec(0)
+    return best[0]
+
+
+def _fit(lead: Shape, play: Shape, order: Order, pol: Policy) -> tuple[int, ...] | None:
+    """The tops a play shows against each unit of the lead, or None if it cannot win."""
+    if play.cls < 0:
+        return None
+    if pol.trump_structure == "same" or len(play.units) == 0:
+        if play.structure != lead.structure:
+            return None
+        return tuple(u.top for u in play.units)
+    return _cover_tops(lead, play, order, pol.trump_structure == "cover-triples")
+
+
+def _beats(new: tuple[int, ...], old: tuple[int, ...], new_high: int, old_high: int,
+           mode: str) -> bool:
+    """[I-21]: whether a play with unit tops ``new`` beats the current winner's ``old``."""
+    if mode == "every-unit":
+        return all(a > b for a, b in zip(new, old, strict=True))
+    if mode == "highest-card":
+        return new_high > old_high
+    return new[0] > old[0]
+
+
+def trick_winner(
+    lead: Shape, plays: Sequence[Sequence[int]], order: Order, pol: Policy = DEFAULT
+) -> int:
     """Index into ``plays`` (plays[0] is the lead) of the play that wins the trick (Rule W)."""
     led = lead.cls
-    structure = lead.structure
+    power = order.power
+    by_card = pol.throw_compare == "highest-card"
     best = 0
     best_cls = led
-    best_top = lead.units[0].top if lead.units else -1
+    best_tops = tuple(u.top for u in lead.units)
+    best_high = max((power[c] for c in plays[0]), default=-1) if by_card else -1
     for i in range(1, len(plays)):
-        shape = decompose(plays[i], order)
-        if shape.cls < 0 or shape.structure != structure:
+        shape = decompose(plays[i], order, pol)
+        tops = _fit(lead, shape, order, pol)
+        if tops is None:
             continue
-        top = shape.units[0].top
+        high = max(power[c] for c in plays[i]) if by_card else -1
         if shape.cls == best_cls:
-            if top > best_top:
-                best, best_top = i, top
+            if _beats(tops, best_tops, high, best_high, pol.throw_compare):
+                best, best_tops, best_high = i, tops, high
         elif shape.cls == TRUMP and best_cls == led:
-            best, best_cls, best_top = i, TRUMP, top
+            best, best_cls, best_tops, best_high = i, TRUMP, tops, high
     return best
 
 
 def kitty_multiplier(winning: Shape, mode: str) -> int:
     """Kitty points multiplier for the last trick's winning play (Rule K)."""
+    largest = max((len(u.cards) for u in winning.units), default=1)
+    if mode == "unit-size":
+        return 2 * largest
+    if mode == "power":
+        return 1 << largest
     if mode == "doubling":
         return 1 << (1 + sum(u.length for u in winning.units if u.size >= 2))
     if mode == "linear":
         t = sum(u.length for u in winning.units if u.size == 3)
         p = sum(u.length for u in winning.units if u.size == 2)
         return max(2, 6 * t + 4 * p)
-    raise InvalidRulesError(f"unknown kitty multiplier mode {mode!r}: use 'doubling' or 'linear'")
+    raise InvalidRulesError(
+        f"unknown kitty multiplier mode {mode!r}: use 'doubling', 'linear', 'unit-size' or "
+        "'power'")

@@ -16,7 +16,7 @@ class MalformedActionError(GunziError):
 
 
 class _RuleError(GunziError):
-    """An error that names the clause of RULES.md it enforces (``rule``, e.g. ``A5/I-6``)."""
+    """An error that names the clause of docs/rules.md it enforces (``rule``, e.g. ``A5/I-6``)."""
 
     def __init__(self, message: str, rule: str = "") -> None:
         super().__init__(f"{message} [{rule}]" if rule else message)

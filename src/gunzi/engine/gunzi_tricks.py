@@ -1,4 +1,4 @@
-"""Trick rules of 打滚子 (RULES.md A7): leads, 死棒/活棒 following, and the trick winner.
+"""Trick rules of 打滚子 (docs/rules.md A7): leads, 死棒/活棒 following, and the trick winner.
 
 A lead is one card, a pair (棒子) or a triple (滚子) of identical cards. Every
 function works on card ids and 54-count hands, and returns an error sentence

@@ -13,6 +13,7 @@ from gunzi.engine import cards as C
 from gunzi.engine import classic_tricks as CT
 from gunzi.engine import scoring
 from gunzi.engine.cards import BJ, LJ
+from gunzi.engine.classic_policy import policy_of
 
 if TYPE_CHECKING:
     from gunzi.engine.match import Match
@@ -131,23 +132,25 @@ def score_classic(m: Match) -> dict[str, Any]:
     kitty_pts = C.points_of(m.kitty)
     mult = 0
     if kou:
-        shape = CT.decompose(m.last_winning_play, m.order)
+        shape = CT.decompose(m.last_winning_play, m.order, policy_of(rules))
         mult = CT.kitty_multiplier(shape, rules.kitty_multiplier)
     score = m.points[ateam] + kitty_pts * mult
+    shift = 0
+    if rules.throw_penalty_points:  # [I-28]; the score never drops below 0
+        shift = scoring.throw_penalty_shift(
+            m.hand_failed_throws, dteam, rules.throw_penalty_points)
+        score = max(0, score + shift)
     take, levels = scoring.classic_outcome(score, rules.decks)
     before = list(m.levels)
     top = rules.last_level
     team = ateam if take else dteam
     game_over = False
     if levels:
-        if team == dteam and m.levels[dteam] == top:
-            game_over = True
-            m.gained[dteam] += 1
-            m.levels[dteam] = top + 1
-        else:
-            new = min(m.levels[team] + levels, top)
-            m.gained[team] += new - m.levels[team]
-            m.levels[team] = new
+        new = scoring.classic_climb(m.levels[team], levels, team == dteam, rules.must_defend,
+                                    top)
+        m.gained[team] += new - m.levels[team]
+        m.levels[team] = new
+        game_over = new > top
     next_dealer = (dealer + 1) % 4 if take else (
         dealer if rules.keep_deal == "same-player" else (dealer + 2) % 4
     )
@@ -156,7 +159,7 @@ def score_classic(m: Match) -> dict[str, Any]:
         "round": m.round_no,
         "dealer": dealer,
         "attackers": ateam,
-        "trump": C.SUITS[m.trump],
+        "trump": C.SUITS[m.trump] if m.trump >= 0 else None,
         "level": m.level,
         "trick_points": m.points[ateam],
         "kitty": C.names(m.kitty),
@@ -170,17 +173,20 @@ def score_classic(m: Match) -> dict[str, Any]:
         "levels_after": list(m.levels),
         "failed_throws": list(m.hand_failed_throws),
         "round_end": "passed-A" if game_over else None,
-        "round_winner": dteam if game_over else None,
+        "round_winner": team if game_over else None,
     }
+    if rules.throw_penalty_points:
+        result["throw_penalty_points"] = shift
     if game_over:
         final = (m.levels[0], m.levels[1])
         gained = (m.gained[0], m.gained[1])
         result["game_points"] = [
-            scoring.classic_game_points(gained, final, team_of(s)) - m.failed_throws[s]
+            scoring.classic_game_points(gained, final, team_of(s))
+            - (m.failed_throws[s] if rules.throw_penalty == "ladder" else 0)
             for s in range(4)
         ]
         m.failed_throws = [0, 0, 0, 0]
-        m.finish_round(dteam)
+        m.finish_round(team)
         result["next_dealer"] = None
     else:
         m.first = False

@@ -19,6 +19,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import Action, Kind, deal
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, Card, multiset_combinations
+from gunzi.engine.classic_policy import policy_of
 
 if TYPE_CHECKING:
     from gunzi.engine.match import Match
@@ -226,9 +227,9 @@ class LegalActions:
         hand = m.hands[self.seat]
         if m.trick:
             assert m.lead_shape is not None
-            cards = CT.random_follow(m.lead_shape, hand, m.order, rng)
+            cards = CT.random_follow(m.lead_shape, hand, m.order, rng, policy_of(m.rules))
         else:
-            cards = CT.random_lead(hand, m.order, rng)
+            cards = CT.random_lead(hand, m.order, rng, pol=policy_of(m.rules))
         return Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
 
     def _classic_plays(self) -> Iterator[Action]:
@@ -236,9 +237,9 @@ class LegalActions:
         hand = m.hands[self.seat]
         if m.trick:
             assert m.lead_shape is not None
-            gen = CT.legal_follows(m.lead_shape, hand, m.order)
+            gen = CT.legal_follows(m.lead_shape, hand, m.order, policy_of(m.rules))
         else:
-            gen = CT.legal_leads(hand, m.order)
+            gen = CT.legal_leads(hand, m.order, policy_of(m.rules))
         for cards in gen:
             yield Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
 

@@ -29,6 +29,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
 from gunzi.engine.events import NOBODY, Event, freeze
 from gunzi.engine.legal import LegalActions
@@ -66,7 +67,7 @@ PHASE_KIND = {
 
 
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
-# The clause that says whose turn it is, for out-of-turn errors (classic play: Part B).
+# The clause that says whose turn it is, for out-of-turn errors (classic: Part B).
 PHASE_RULE = {
     Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
     Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
@@ -149,7 +150,8 @@ class Match:
         self.levels = list(levels) if levels is not None else [start, start]
         if dealer is None and self.levels[0] != self.levels[1]:
             raise IllegalActionError(
-                "the first hand of a round is played with both teams at the same level", "A3"
+                "the first hand of a round is played with both teams at the same level",
+                "A3" if self.rules.is_gunzi else "B",
             )
         self.events: list[Event] = []
         self.hand_no = 0
@@ -497,16 +499,21 @@ class Match:
         self.trump = suit
         self.order = order_for(self.level, suit, self.rules.permanent_twos)
         if not quiet:
-            self._emit("trump", {"suit": C.SUITS[suit], "how": how, "cards": C.names(shown)})
+            self._emit("trump", {"suit": C.SUITS[suit] if suit >= 0 else None, "how": how,
+                                 "cards": C.names(shown)})
 
     def _end_draw(self) -> None:
         self.asks = []
         self.current = None
         rules = self.rules
         if self.decl is None:
+            # [I-30] classic 无主: the hand is played with no trump suit (trump -1).
+            no_trump = not rules.is_gunzi and rules.no_declaration == "no-trump"
             if self.first:
-                if not self._kitty_flip():
+                if not self._kitty_flip(name_trump=not no_trump):
                     return
+            elif no_trump:
+                self._set_trump(-1, "no-trump", [])
             elif not self._random_kitty_trump():
                 return
         elif self.bj_pending and self.trump < 0:
@@ -531,8 +538,9 @@ class Match:
         self.bj_pending = False
         self._begin_tribute()
 
-    def _kitty_flip(self) -> bool:
-        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals."""
+    def _kitty_flip(self, name_trump: bool = True) -> bool:
+        """A4.1: nobody grabbed: four seats turn kitty cards; the lowest owner deals (and,
+        unless the hand is 无主, its suit is trump)."""
         start = self.first_seat
         turned: list[Card] = []
         n = 4
@@ -557,7 +565,10 @@ class Match:
             "kitty_flip",
             {"cards": C.names(turned), "first_seat": start, "dealer": self.dealer},
         )
-        self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        if name_trump:
+            self._set_trump(turned[low] // 13, "kitty-flip", turned)
+        else:
+            self._set_trump(-1, "no-trump", turned)
         return True
 
     def _random_kitty_trump(self) -> bool:
@@ -839,7 +850,8 @@ class Match:
         self.current = self.dealer
         self.trick = []
         self.trick_no = 1
-        self._emit("play_begins", {"leader": self.dealer, "trump": C.SUITS[self.trump],
+        self._emit("play_begins", {"leader": self.dealer,
+                                   "trump": C.SUITS[self.trump] if self.trump >= 0 else None,
                                    "level": self.level})
 
     def _apply_play(self, action: Action) -> Event:
@@ -848,7 +860,8 @@ class Match:
         public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
                                   "trick": self.trick_no}
         if not self.trick and not self.rules.is_gunzi:
-            shape = CT.decompose(cards, self.order)
+            pol = policy_of(self.rules)
+            shape = CT.decompose(cards, self.order, pol)
             if len(shape.units) > 1:
                 others = [self.hands[(seat + i) % 4] for i in (1, 2, 3)]
                 failed = CT.failed_throw(shape, others, self.order)
@@ -858,7 +871,7 @@ class Match:
                     public["attempted"] = public["cards"]
                     cards = tuple(sorted(failed.cards))
                     public["cards"] = tuple(C.names(cards))
-                    shape = CT.decompose(cards, self.order)
+                    shape = CT.decompose(cards, self.order, pol)
             self.lead_shape = shape
         hand = self.hands[seat]
         for c in cards:
@@ -877,7 +890,7 @@ class Match:
             idx = GT.trick_winner(plays, self.order)
         else:
             assert self.lead_shape is not None
-            idx = CT.trick_winner(self.lead_shape, plays, self.order)
+            idx = CT.trick_winner(self.lead_shape, plays, self.order, policy_of(self.rules))
         winner = self.trick[idx][0]
         pts = 0
         for p in plays:
@@ -954,8 +967,7 @@ class Match:
                                          else 0 <= seat <= 3):
             what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
             raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-        rule = PHASE_RULE[self.phase] if self.rules.is_gunzi or self.phase is not Phase.PLAY \
-            else "B"
+        rule = checks.clause(self, PHASE_RULE[self.phase])
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
         expected = " or ".join(k.value for k in PHASE_KIND[self.phase])

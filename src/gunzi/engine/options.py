@@ -1,6 +1,6 @@
 """Rule options as data, shared by every game's rule sets (cards, 步步为营).
 
-An :class:`Option` names its valid values and the RULES.md clause it implements; a
+An :class:`Option` names its valid values and the docs/rules.md clause it implements; a
 :class:`Catalog` builds, looks up and parses rule sets of one kind, rejecting an
 unknown option, value or preset with the list of valid ones.
 """
@@ -18,12 +18,16 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class Option:
-    """One rule option: its valid values, the RULES.md clause it implements, and why."""
+    """One rule option: its valid values, the docs/rules.md clause it implements, and why."""
 
     name: str
     values: tuple[Any, ...]
     clause: str
     doc: str
+    # The record format version that first states the option: a record of an older
+    # version was played before the option existed, that is by its default, so replay
+    # does not report it as assumed (see docs/records.md).
+    since: int = 1
 
     def describe_values(self) -> str:
         vals = self.values

@@ -20,6 +20,7 @@ from typing import Any
 
 from gunzi.engine import classic_tricks as CT
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import NOBODY
 from gunzi.engine.match import Match, Phase, team_of
@@ -187,7 +188,7 @@ def play_position(
     m.trick = play_list
     m.lead_shape = None
     if play_list and not rules.is_gunzi:
-        m.lead_shape = CT.decompose(play_list[0][1], m.order)
+        m.lead_shape = CT.decompose(play_list[0][1], m.order, policy_of(rules))
     m.trick_no = len(tricks_done) + 1
     m.points = list(points)
     m.tricks = [

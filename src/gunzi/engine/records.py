@@ -24,7 +24,7 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import CATALOG, Ruleset, from_options
 
 FORMAT = "gunzi-record"
-VERSION = 1
+VERSION = 2  # 2: the classic variant options of issue 16 ([I-20]..[I-30])
 ACTION_TYPES = {
     "deal", "declare", "pass", "tribute", "return", "bury", "bury_jokers", "joker_announce",
     "play",
@@ -74,14 +74,27 @@ def write(path: str | Path, head: dict[str, Any], events: Iterable[dict[str, Any
     Path(path).write_text(dumps(head, events), encoding="utf-8")
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON line and where, as a sentence: ``invalid control character
+    at column 31 (a tab or line break inside a string must be written \\t or \\n)``."""
+    end = len(exc.doc.rstrip())
+    if exc.pos >= end:
+        return f"the line ends at column {end} before its JSON value is complete (cut short?)"
+    what = exc.msg.removesuffix(" at")
+    text = f"{what[:1].lower()}{what[1:]} at column {exc.colno}"
+    if what.startswith("Invalid control character"):
+        text += r" (a tab or line break inside a string must be written \t or \n)"
+    return text
+
+
 def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
     for number, line in enumerate(stream):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line.rstrip("\r\n"))  # columns count within the line
         except json.JSONDecodeError as exc:
-            raise RecordError(f"line {number + 1} is not JSON: {exc.msg}") from None
+            raise RecordError(f"line {number + 1} is not JSON: {json_problem(exc)}") from None
         if not isinstance(data, dict):
             raise RecordError(f"line {number + 1} is not a JSON object")
         yield data
@@ -224,7 +237,10 @@ def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     head, rest = split_header(lines)
     match = start_match(head)
     written = head["rules"]
-    out = Replay(head, match, assumed=[k for k in CATALOG.options if k not in written])
+    version = head.get("version", 1)
+    version = version if isinstance(version, int) else 1
+    out = Replay(head, match, assumed=[
+        k for k, o in CATALOG.options.items() if k not in written and o.since <= version])
 
     def perform(action: A.Action) -> list[dict[str, Any]]:
         before = len(match.events)

@@ -1,7 +1,7 @@
 """Rule sets as data: frozen, validated, with named presets.
 
-Every interpretation marked [I-n] in RULES.md is an option here with the
-default RULES.md states, and so are the regional variants of 打滚子. A table,
+Every interpretation marked [I-n] in docs/rules.md is an option here with the
+default docs/rules.md states, and so are the regional variants of 打滚子. A table,
 a record header and a simulation all carry a :class:`Ruleset`, so two games
 with equal rule sets are played by the same rules.
 """
@@ -16,6 +16,11 @@ from gunzi.engine.options import Catalog, Option
 
 GUNZI = "gunzi"
 CLASSIC = "classic"
+
+
+def _variant(name: str, values: tuple[Any, ...], clause: str, doc: str) -> Option:
+    """A classic 升级 variant option (issue 16): records state it from format version 2."""
+    return Option(name, values, clause, doc, since=2)
 
 
 OPTIONS: dict[str, Option] = {
@@ -66,8 +71,43 @@ OPTIONS: dict[str, Option] = {
                "Others bury jokers starting from the dealer's 下家, or from its 上家 backwards."),
         Option("round_end_score", ("with-kitty", "tricks-only"), "A10 [I-19]",
                "The 300-point round end counts the doubled kitty, or trick points only."),
-        Option("kitty_multiplier", ("doubling", "linear", "two"), "A8/B",
-               "Kitty capture multiplier: classic doubling/linear; 打滚子 always ×2 ('two')."),
+        Option("kitty_multiplier", ("doubling", "linear", "two", "unit-size", "power"), "A8/B",
+               "Kitty capture multiplier: classic 'doubling'/'linear', or ×2 × the cards of "
+               "the winning play's largest unit ('unit-size'), or 2 ** those cards ('power'); "
+               "打滚子 always ×2 ('two')."),
+        _variant("trump_structure", ("same", "cover", "cover-triples"), "B [I-20]",
+                 "A trump play beats a side-suit combination when its units equal the lead's "
+                 "('same'), or when it can be arranged to cover every unit of the lead "
+                 "('cover'; 'cover-triples': a triple may also cover a pair)."),
+        _variant("throw_compare", ("highest-unit", "every-unit", "highest-card"), "B [I-21]",
+                 "Several trumped throws: the one whose strongest unit is highest, the one each "
+                 "of whose units beats the other's, or the one with the highest single card."),
+        _variant("throw_reading", ("longest-first",), "B [I-22]",
+                 "A throw is read into parts: longest triple tractors, triples, longest pair "
+                 "tractors, pairs, then singles. One value: named so every record states it."),
+        _variant("tractor_min_length", (2, 3), "B [I-23]",
+                 "Fewest pairs (or triples) that make a tractor."),
+        _variant("triple_tractors", (True, False), "B [I-24]",
+                 "Consecutive triples form tractors (3 decks); False: they stay separate triples."),
+        _variant("break_longer_tractor", (True, False), "B [I-25]",
+                 "A follower must take a shorter tractor out of a longer one it holds; False: a "
+                 "tractor longer than the lead's obliges nothing beyond its pairs."),
+        _variant("short_tractor_follow", ("tractor", "pairs"), "B [I-26]",
+                 "A follower without a tractor as long as the lead's must play a shorter one "
+                 "('tractor'), or only as many pairs as it can, from any ranks ('pairs')."),
+        _variant("draw_protection", ("none", "longer-tuples"), "B [I-27]",
+                 "Trick draw policy: a held triple must be split to follow pairs ('none'), or a "
+                 "longer tuple is never drawn to follow a shorter one ('longer-tuples')."),
+        _variant("throw_penalty", ("ladder", "none", "points-5", "points-10", "points-20",
+                                   "points-30", "points-40"), "B [I-28]",
+                 "A failed throw costs the thrower 1 ladder point, nothing, or that many card "
+                 "points to its team's opponents ('points-N')."),
+        _variant("must_defend", ("A", "none", "5-10-K-A", "5-10-K"), "B [I-29]",
+                 "Levels a gain stops on and that a team leaves only by winning as the dealer "
+                 "team ('none': a gain past A ends the game at once)."),
+        _variant("no_declaration", ("kitty-card", "no-trump"), "B [I-30]",
+                 "Nobody declares: a kitty card names the trump suit, or the hand is played "
+                 "with no trump suit (无主: jokers and level cards are the trumps)."),
         Option("rounds", (1, 2, 3, 4, 5, 6, 8, 10), "A3",
                "Rounds in a match (打滚子; a classic game is one round, 2 to passing A)."),
         Option("duplicate", (0, 1, 2, 3, 4, 6, 8, 12, 16, 24), "复式 (issue 5)",
@@ -106,6 +146,17 @@ class Ruleset:
     joker_bury_order: str = "after-dealer"
     round_end_score: str = "with-kitty"
     kitty_multiplier: str = "two"
+    trump_structure: str = "same"
+    throw_compare: str = "highest-unit"
+    throw_reading: str = "longest-first"
+    tractor_min_length: int = 2
+    triple_tractors: bool = True
+    break_longer_tractor: bool = True
+    short_tractor_follow: str = "tractor"
+    draw_protection: str = "none"
+    throw_penalty: str = "ladder"
+    must_defend: str = "A"
+    no_declaration: str = "kitty-card"
     rounds: int = 1
     duplicate: int = 0
     # Derived from game and decks; not options.
@@ -123,6 +174,12 @@ class Ruleset:
                 raise InvalidRulesError("打滚子 is played with 3 decks (decks=3)")
             if self.kitty_multiplier != "two":
                 raise InvalidRulesError("打滚子 doubles the kitty once: kitty_multiplier='two'")
+            changed = [k for k in CLASSIC_ONLY if getattr(self, k) != OPTIONS[k].values[0]]
+            if changed:
+                raise InvalidRulesError(
+                    f"{', '.join(changed)}: classic 升级 rules (Part B: tractors, throws, "
+                    "trumping, level stops, 无主) that 打滚子 does not have; leave them at "
+                    "their defaults")
             sizes = (39, 6, 300, 1, 8)  # levels 3..10 as rank indices 1..8
         else:
             if self.kitty_multiplier == "two":
@@ -137,6 +194,7 @@ class Ruleset:
                     f"{', '.join(changed)}: 打滚子 rules (Part A: the first-hand big-joker "
                     "grab, tribute, 干锅, joker burying, blood and round ends) that classic "
                     "升级 does not have; leave them at their defaults")
+            _check_classic_variants(self)
             sizes = {1: (12, 6, 100, 0, 12), 2: (25, 8, 200, 0, 12), 3: (39, 6, 300, 0, 12)}[
                 self.decks
             ]
@@ -150,6 +208,12 @@ class Ruleset:
     @property
     def is_gunzi(self) -> bool:
         return self.game == GUNZI
+
+    @property
+    def throw_penalty_points(self) -> int:
+        """[I-28] card points a failed throw gives the thrower's opponents (0: none)."""
+        kind, _, n = self.throw_penalty.partition("-")
+        return int(n) if kind == "points" else 0
 
     def options(self) -> dict[str, Any]:
         """The options as plain data (for record headers and the web)."""
@@ -167,6 +231,34 @@ GUNZI_ONLY = (
     "return_fill", "dry_pot", "three_bj_dealer_wins", "blood_tens", "low_score_kitty_blood",
     "score_levels_before_cap", "joker_bury_order", "round_end_score",
 )
+
+
+# Options of Part B that Part A lacks (打滚子 has no tractors, throws or level stops).
+CLASSIC_ONLY = (
+    "trump_structure", "throw_compare", "tractor_min_length", "triple_tractors",
+    "break_longer_tractor", "short_tractor_follow", "draw_protection", "throw_penalty",
+    "must_defend", "no_declaration",
+)
+
+
+def _check_classic_variants(rules: Ruleset) -> None:
+    """Refuse classic variants that would change nothing, so no table names a dead option."""
+    if rules.decks < 3:
+        if not rules.triple_tractors:
+            raise InvalidRulesError("triple_tractors: triples exist only with 3 decks")
+        if rules.trump_structure == "cover-triples":
+            raise InvalidRulesError("trump_structure 'cover-triples': triples exist only "
+                                    "with 3 decks")
+        if rules.draw_protection != "none":
+            raise InvalidRulesError("draw_protection: with fewer than 3 decks no tuple is "
+                                    "longer than a pair")
+    if rules.decks == 1:
+        protected = ("break_longer_tractor", "short_tractor_follow", "tractor_min_length",
+                     "trump_structure")
+        changed = [k for k in protected if getattr(rules, k) != OPTIONS[k].values[0]]
+        if changed:
+            raise InvalidRulesError(
+                f"{', '.join(changed)}: one deck has no pairs, so no tractors to vary")
 
 
 def _classic(decks: int) -> dict[str, Any]:

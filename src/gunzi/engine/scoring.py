@@ -1,10 +1,11 @@
 """End-of-hand arithmetic: level changes, blood, per-hand scores (A8–A12, Part B, Part C).
 
-Pure functions of a few numbers, so each table in RULES.md is testable on its own.
+Pure functions of a few numbers, so each table in docs/rules.md is testable on its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gunzi.engine.rules import Ruleset
@@ -76,3 +77,38 @@ def classic_game_points(gained: tuple[int, int], final: tuple[int, int], team: i
     """Part C ladder points of one team for a finished classic game (failed throws aside)."""
     other = 1 - team
     return gained[team] + 2 * (final[team] - final[other])
+
+
+# [I-29] must_defend: the levels (rank indices) a gain stops on; "none" stops nowhere.
+_STOPS = {"A": (12,), "none": (), "5-10-K-A": (3, 8, 11, 12), "5-10-K": (3, 8, 11)}
+
+
+def classic_climb(level: int, gain: int, as_dealer: bool, must_defend: str,
+                  top: int = 12) -> int:
+    """A team's level after gaining ``gain`` levels ([I-29]); ``top + 1`` means passed A.
+
+    A gain stops on each must-defend level it reaches; a team standing on one climbs from
+    it only as the dealer team (it must win a hand there). With the default 'A' this is
+    Part B: the dealer team at A passes A, any other gain stops at A.
+    """
+    stops = _STOPS[must_defend]
+    cur = level
+    for _ in range(gain):
+        if cur in stops and not (as_dealer and cur == level):
+            break
+        cur += 1
+        if cur > top:
+            break
+    return cur
+
+
+def throw_penalty_shift(failed: Sequence[int], dealer_team: int, points: int) -> int:
+    """[I-28] 'points': what failed throws add to the attackers' score (negative: take).
+
+    Each failed throw moves ``points`` card points to the thrower's opponents: a dealer-team
+    thrower gives them to the attackers, an attacker's throw takes them off the attackers.
+    """
+    shift = 0
+    for seat, n in enumerate(failed):
+        shift += n * points * (1 if seat % 2 == dealer_team else -1)
+    return shift

@@ -101,13 +101,14 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
 def _current_winner(match: Match) -> int:
     from gunzi.engine import classic_tricks as CT
     from gunzi.engine import gunzi_tricks as GT
+    from gunzi.engine.classic_policy import policy_of
 
     plays = [p for _, p in match.trick]
     if match.rules.is_gunzi:
         idx = GT.trick_winner(plays, match.order)
     else:
         assert match.lead_shape is not None
-        idx = CT.trick_winner(match.lead_shape, plays, match.order)
+        idx = CT.trick_winner(match.lead_shape, plays, match.order, policy_of(match.rules))
     return match.trick[idx][0]
 
 

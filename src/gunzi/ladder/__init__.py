@@ -1,1 +1,1 @@
-"""The ladder: 积分 totals, the 25 titles, ratings (RULES.md Part C)."""
+"""The ladder: 积分 totals, the 25 titles, ratings (docs/rules.md Part C)."""

@@ -1,4 +1,4 @@
-"""Ladder points per seat for what a hand or game closes (RULES.md A12 and Part C). Pure.
+"""Ladder points per seat for what a hand or game closes (docs/rules.md A12 and Part C). Pure.
 
 打滚子 scores every hand (A12: the engine's ``hand_scores``); classic 升级 scores
 a game once it is over (Part C: the engine's ``game_points`` when a team passes
@@ -52,8 +52,9 @@ def closed_points(match: Match, *, table_ends: bool) -> Points | None:
     if "game_points" in result:
         g = result["game_points"]
         return (g[0], g[1], g[2], g[3])
-    if table_ends:
-        return classic_points(match.gained, match.levels, match.failed_throws)
+    if table_ends:  # failed throws cost a ladder point only under [I-28] 'ladder'
+        charged = match.failed_throws if match.rules.throw_penalty == "ladder" else (0,) * 4
+        return classic_points(match.gained, match.levels, charged)
     return None
 
 

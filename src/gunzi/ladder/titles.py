@@ -1,4 +1,4 @@
-"""The hall's 25 titles by ladder total (RULES.md Part C): threshold 50·k² for the k-th.
+"""The hall's 25 titles by ladder total (docs/rules.md Part C): threshold 50·k² for the k-th.
 
 The seed's table stops at 院士 (26450); [I-13] continues the 50·k² rule to
 诺贝尔 at 28800, and that threshold is an option so a hall can change it.

@@ -1,4 +1,4 @@
-"""步步为营 (RULES.md Part D): a Quoridor-like race for 2 or 4 players.
+"""步步为营 (docs/rules.md Part D): a Quoridor-like race for 2 or 4 players.
 
 Modules: :mod:`.rules` (options, presets), :mod:`.board` (geometry, bitset paths),
 :mod:`.game` (state, actions, notation, events), :mod:`.bots`, :mod:`.sim`.

@@ -1,4 +1,4 @@
-"""A game of 步步为营 (RULES.md Part D): state, actions, notation, events.
+"""A game of 步步为营 (docs/rules.md Part D): state, actions, notation, events.
 
 Board and seats
 ---------------

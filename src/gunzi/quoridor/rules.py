@@ -1,6 +1,6 @@
-"""Rules of 步步为营 (RULES.md Part D) as data: frozen, validated, with named presets.
+"""Rules of 步步为营 (docs/rules.md Part D) as data: frozen, validated, with named presets.
 
-Every interpretation is an option with the RULES.md default:
+Every interpretation is an option with the docs/rules.md default:
 
 * ``board_size`` **[I-14]**: the board is ``board_size`` × ``board_size`` squares (9; odd
   sizes 5…11 so that every edge has a centre square).

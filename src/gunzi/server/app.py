@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from gunzi.server import auth, board_api, lobby, pages, replay_api, ws
+from gunzi.server import auth, board_api, lobby, pages, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
@@ -117,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(board_api.router)
     app.include_router(replay_api.router)
     app.include_router(ladder_router)
+    app.include_router(rules_page.router)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:

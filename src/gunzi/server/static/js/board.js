@@ -4,7 +4,7 @@
 // table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
-import { t, applyI18n } from "./i18n.js";
+import { t, applyI18n, rulesHref } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 import { TableSocket } from "./socket.js";
 
@@ -295,6 +295,7 @@ async function main() {
     st.id = await quick(fresh);
     if (!st.id) return;
     history.replaceState(null, "", `/board.html?t=${encodeURIComponent(st.id)}`);
+    $("link-rules").href = rulesHref();
   }
   if (!st.id) { location.href = "/"; return; }
   sock = new BoardSocket(st.id, {

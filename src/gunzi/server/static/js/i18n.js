@@ -260,6 +260,7 @@ const zh = {
   ev_redeal: "重新发牌",
   ev_declare: "{who} 亮 {cards}",
   ev_trump: "主牌花色：{suit}",
+  ev_no_trump: "无主：只有王和级牌是主",
   ev_kitty_flip: "翻底 {cards}，{who} 坐庄",
   ev_kitty_shown: "亮底：{cards}",
   ev_dry_pot: "干锅！底牌不能换",
@@ -616,6 +617,7 @@ const en = {
   ev_redeal: "Redeal",
   ev_declare: "{who} declares {cards}",
   ev_trump: "Trump suit: {suit}",
+  ev_no_trump: "No trump (无主): only jokers and level cards are trumps",
   ev_kitty_flip: "Kitty turned {cards}; {who} deals",
   ev_kitty_shown: "Kitty shown: {cards}",
   ev_dry_pot: "Dry pot: the kitty cannot be exchanged",
@@ -744,7 +746,16 @@ export function seatRel(pos, seated) { return seated ? t("rel_" + pos) : t("comp
 
 export function suitName(letter) { return t("suit_" + letter); }
 
+// The rules page in the current language; on a table page (?t=ID) with that table's options marked.
+export function rulesHref() {
+  const q = new URLSearchParams({ lang });
+  const id = new URLSearchParams(location.search).get("t");
+  if (id) q.set("table", id);
+  return "/rules?" + q;
+}
+
 export function applyI18n(root) {
+  for (const e of root.querySelectorAll("a[data-rules-link]")) e.href = rulesHref();
   for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
   for (const e of root.querySelectorAll("[data-i18n-placeholder]")) e.placeholder = t(e.dataset.i18nPlaceholder);
   for (const e of root.querySelectorAll("[data-i18n-title]")) e.title = t(e.dataset.i18nTitle);

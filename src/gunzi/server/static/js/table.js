@@ -5,7 +5,7 @@
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
 import { secondsLeft, paintClock, tickMine } from "./clock.js";
-import { t, getLang, applyI18n, seatRel, suitName } from "./i18n.js";
+import { t, getLang, applyI18n, rulesHref, seatRel, suitName } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
@@ -189,7 +189,7 @@ function describe(e) {
     case "deal": return t("ev_deal", { hand: e.hand, round: e.round });
     case "redeal": return t("ev_redeal");
     case "declare": return t("ev_declare", { who: who(e.seat), cards: cardsText(e.cards) + (e.suit && parse(e.cards[0]).joker ? " → " + suitName(e.suit) : "") });
-    case "trump": return e.suit ? t("ev_trump", { suit: suitName(e.suit) }) : null;
+    case "trump": return e.suit ? t("ev_trump", { suit: suitName(e.suit) }) : (e.how === "no-trump" ? t("ev_no_trump") : null);
     case "kitty_flip": return t("ev_kitty_flip", { cards: cardsText(e.cards), who: e.dealer == null ? "—" : who(e.dealer) });
     case "kitty_shown": return t("ev_kitty_shown", { cards: cardsText(e.cards) });
     case "dry_pot": return t("ev_dry_pot");
@@ -1008,6 +1008,7 @@ async function main() {
     return;
   }
   S.tableId = id;
+  $("link-rules").href = rulesHref();  // a room code became ?t=ID
   const r = await API.table(id);
   if (r.ok) S.info = r.data;
   connect();
