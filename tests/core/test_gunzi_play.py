@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gunzi.core.gunzi_play import GunziPlay, play_random
+from gunzi.core.gunzi_play import play_random, start
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import Ruleset, preset
@@ -32,7 +32,7 @@ def _to_play(match: Match, rng: random.Random) -> bool:
 
 def _check_hand(match: Match, rng: random.Random) -> None:
     """Play one hand in both, drawing each play from the engine's list; compare all."""
-    core = GunziPlay(match.hands, match.order, match.leader, match.live)
+    core = start(match.hands, match.order, match.leader, match.live)
     hands_before = len(match.results)
     while len(match.results) == hands_before:
         seat = match.to_act
@@ -81,7 +81,7 @@ def test_random_playout_is_reproducible_and_complete() -> None:
     match = Match(preset("gunzi"), random.Random(3))
     assert _to_play(match, random.Random(4))
     total = sum(sum(h) for h in match.hands)
-    games = [play_random(GunziPlay(match.hands, match.order, match.leader, False),
+    games = [play_random(start(match.hands, match.order, match.leader, False),
                          random.Random(9)) for _ in range(2)]
     assert games[0].winners == games[1].winners and games[0].points == games[1].points
     assert games[0].over and not any(games[0].h)

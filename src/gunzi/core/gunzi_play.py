@@ -32,11 +32,13 @@ class GunziPlay:
     __slots__ = ("cls", "h", "last_play", "last_winner", "lead_n", "led", "live", "members",
                  "points", "pow", "trick", "trick_seats", "tricks_left", "turn", "winners")
 
-    def __init__(self, hands: list[list[int]], order: Order, leader: int, live: bool) -> None:
-        self.h: list[int] = [k for hand in hands for k in hand]
-        self.cls: list[int] = list(order.cls)
-        self.pow: list[int] = list(order.power)
-        self.members: list[list[int]] = [list(m) for m in order.class_cards]
+    def __init__(self, h: list[int], cls: list[int], power: list[int],
+                 members: list[list[int]], leader: int, live: bool, tricks_left: int) -> None:
+        """A position from flat counts and tables; :func:`start` builds one from hands."""
+        self.h = h
+        self.cls = cls  # read-only tables, shared by clones
+        self.pow = power
+        self.members = members
         self.live = live
         self.turn = leader
         self.trick: list[tuple[int, ...]] = []
@@ -47,16 +49,11 @@ class GunziPlay:
         self.last_winner = -1
         self.last_play: tuple[int, ...] = ()
         self.winners: list[int] = []  # trick winners in order (the record of the outcome)
-        self.tricks_left = sum(hands[leader])  # every seat holds as many cards; a trick >= 1
+        self.tricks_left = tricks_left  # cards each seat still holds
 
     def clone(self) -> GunziPlay:
-        new = GunziPlay.__new__(GunziPlay)
-        new.h = list(self.h)
-        new.cls = self.cls  # read-only tables are shared
-        new.pow = self.pow
-        new.members = self.members
-        new.live = self.live
-        new.turn = self.turn
+        new = GunziPlay(list(self.h), self.cls, self.pow, self.members, self.turn, self.live,
+                        self.tricks_left)
         new.trick = list(self.trick)
         new.trick_seats = list(self.trick_seats)
         new.lead_n = self.lead_n
@@ -65,7 +62,6 @@ class GunziPlay:
         new.last_winner = self.last_winner
         new.last_play = self.last_play
         new.winners = list(self.winners)
-        new.tricks_left = self.tricks_left
         return new
 
     @property
@@ -195,6 +191,20 @@ class GunziPlay:
         return winner
 
 
+_TABLES: dict[Order, tuple[list[int], list[int], list[list[int]]]] = {}
+
+
+def start(hands: list[list[int]], order: Order, leader: int, live: bool) -> GunziPlay:
+    """The play phase of four 54-count hands under ``order``, ``leader`` to lead."""
+    tables = _TABLES.get(order)
+    if tables is None:
+        tables = (list(order.cls), list(order.power), [list(m) for m in order.class_cards])
+        _TABLES[order] = tables
+    cls, power, members = tables
+    return GunziPlay([k for hand in hands for k in hand], cls, power, members, leader, live,
+                     sum(hands[leader]))
+
+
 def play_random(game: GunziPlay, rng: random.Random) -> GunziPlay:
     """Play ``game`` to its end with uniformly random legal plays (the bench's policy)."""
     draw = rng.random  # C-level; randrange is Python code and costs a quarter of a play
@@ -216,4 +226,4 @@ def random_deal(rng: random.Random, permanent_twos: bool = False) -> GunziPlay:
     for i in range(156):
         hands[i % 4][deck[i]] += 1
     order = order_for(rng.randrange(13), rng.randrange(4), permanent_twos)
-    return GunziPlay(hands, order, rng.randrange(4), False)
+    return start(hands, order, rng.randrange(4), False)
