@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-.PHONY: setup serve demo test lint bench fast
+.PHONY: setup serve demo test lint bench fast screenshots
 setup: $(STAMP)
 
 # The web hall on SQLite (./data), at http://127.0.0.1:8000
@@ -32,6 +32,10 @@ lint: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest
+
+# The review set of screenshots (desktop and phone) into test-artifacts/screenshots/.
+screenshots: $(STAMP)
+	GUNZI_SCREENSHOTS=1 $(VENV)/bin/pytest tests/web/test_screenshots.py -q -p no:cacheprovider
 
 # The engine compiled with mypyc into build/fast (the source tree stays pure Python).
 fast: $(STAMP)

@@ -275,7 +275,7 @@ class QuoridorGame:
             a = geo.anchor(w.row, w.col)
             why = B.wall_problem(geo, st, w.orientation, a)
             if why:
-                raise IllegalActionError(f"wall {text!r} {why}", rule=RULE_WALLS)
+                raise IllegalActionError(game._wall_reason(w, a, why), rule=RULE_WALLS)
             st = B.with_wall(geo, replace(st, walls_left=(1,) * rules.players), w.orientation, a)
             game._walls.append(Wall(-1, w.row, w.col, w.orientation))
         game._state = replace(st, walls_left=left, to_move=to_move, turns=0)
@@ -471,8 +471,24 @@ class QuoridorGame:
         a = geo.anchor(w.row, w.col)
         why = B.wall_problem(geo, st, w.orientation, a)
         if why:
-            raise IllegalActionError(f"wall {w.text()} {why}", rule=RULE_WALLS)
+            raise IllegalActionError(self._wall_reason(w, a, why), rule=RULE_WALLS)
         return a
+
+    def _wall_reason(self, w: Wall, a: int, why: str) -> str:
+        """Why ``w`` cannot be placed, naming the wall in its way (players ask 'which?')."""
+        geo = self.geometry
+        if why == "crosses":
+            other = Wall(-1, w.row, w.col, B.H if w.orientation == B.V else B.V)
+            return f"wall {w.text()} crosses wall {other.text()} at its middle"
+        if why == "overlaps":
+            edges = geo.wall_up if w.orientation == B.H else geo.wall_right
+            for old in self._walls:
+                if old.orientation == w.orientation and \
+                        edges[geo.anchor(old.row, old.col)] & edges[a]:
+                    return f"wall {w.text()} overlaps wall {old.text()}"
+        if why.startswith("cuts every path"):
+            return f"wall {w.text()} {why} to its goal"
+        return f"wall {w.text()} {why}"
 
     # ---- acting
 

@@ -124,6 +124,7 @@ class Table(SeatedTable):
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
             "owner": self._owner_name(),
+            "host": self.host,
             "created_at": self.created_at,
         }
 
@@ -636,7 +637,7 @@ class Hall(BaseHall[Table]):
         clock = self.settings.default_clock if body.clock is None else body.clock
         if clock > self.settings.max_clock:
             raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
-        name = getattr(body, "name", None) or f"{who.name}'s table"
+        name = getattr(body, "name", None) or ""  # unnamed: the page says whose table it is
         return await self._open(
             who, name=name, public=public, quick=quick, preset=body.preset,
             rules={"name": rules.name, **rules.options()}, seats=4, clock=clock,

@@ -31,6 +31,7 @@ from gunzi.quoridor.bots import Bot, make_bot
 from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
 from gunzi.tui.board_save import TUI_FORMAT, TUI_VERSION
+from gunzi.tui.messages import engine_error
 from gunzi.tui.session import seeded
 
 HUMAN = 0
@@ -230,7 +231,7 @@ class BoardApp(App[Path | None]):
         try:
             self.game.apply(action)
         except GunziError as exc:
-            self.message = self.t("illegal") + str(exc)
+            self.message = self.t("illegal") + engine_error(str(exc), self.lang)
             self.refresh_view()
             return False
         self.message = ""

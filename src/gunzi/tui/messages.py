@@ -207,6 +207,44 @@ MESSAGES: list[Entry] = [
     (rf"{SEAT} must play at least one card", "至少要出一张牌", "you must play at least one card"),
 ]
 
+# 步步为营 (the board game's engine, gunzi.quoridor.game); the terminal calls walls 木块.
+SQ = r"[a-z]\d{1,2}"
+WALL = rf"{SQ}[hv]"
+MESSAGES += [
+    (rf"wall (?P<w>{WALL}) crosses wall (?P<o>{WALL}) at its middle",
+     "木块 {w} 与木块 {o} 在中点十字交叉: 两块木块不能交叉",
+     "wall {w} would cross wall {o} at its middle: walls may not cross"),
+    (rf"wall (?P<w>{WALL}) overlaps wall (?P<o>{WALL})",
+     "木块 {w} 与木块 {o} 重叠: 两块木块不能占同一段槽",
+     "wall {w} overlaps wall {o}: two walls may not share a groove"),
+    (rf"wall (?P<w>{WALL}) cuts every path of seat (?P<pawn>\d) to its goal",
+     "木块 {w} 会堵死 {pawn} 号棋子去终点的所有路: 每个棋子都必须留一条路",
+     "wall {w} would cut every path of pawn {pawn} to its goal: every pawn must keep a path"),
+    (rf"wall (?P<w>\S+) is off the board \(anchors run a1\.\.(?P<last>{SQ})\)",
+     "木块 {w} 超出棋盘 (锚点从 a1 到 {last})",
+     "wall {w} is off the board (anchors run a1..{last})"),
+    (r"seat \d has no walls left", "你的木块已经用完了", "you have no walls left"),
+    (r"a move must leave the square", "走棋必须离开原来的格子", "a move must leave the square"),
+    (rf"(?P<to>{SQ}) is occupied by seat (?P<pawn>\d)", "{to} 上已经有 {pawn} 号棋子",
+     "{to} is taken by pawn {pawn}"),
+    (rf"a wall blocks the way to (?P<to>{SQ})", "木块挡住了去 {to} 的路",
+     "a wall blocks the way to {to}"),
+    (rf"(?P<to>{SQ}) is not one square up, down, left or right \(no jumps in these rules\)",
+     "{to} 不是上下左右相邻的一格 (这套规则不能跳)",
+     "{to} is not one square up, down, left or right (no jumps in these rules)"),
+    (rf"(?P<to>{SQ}) is neither a step nor a legal jump over an adjacent pawn",
+     "{to} 既不是一步, 也不是越过相邻棋子的合法跳跃",
+     "{to} is neither a step nor a legal jump over an adjacent pawn"),
+    (r"square \(\d+, \d+\) is off the (?P<n>\d+)×\d+ board", "超出 {n}×{n} 的棋盘",
+     "off the {n}×{n} board"),
+    (r"passing is allowed only with no legal move and no legal wall",
+     "只有无路可走、也无木块可放时才能让过",
+     "you may pass only with no legal move and no legal wall"),
+    (r"it is seat (?P<pawn>\d)'s turn, not seat \d's", "现在轮到 {pawn} 号",
+     "it is pawn {pawn}'s turn"),
+    (r"the game is over", "对局已经结束", "the game is over"),
+]
+
 # "seat 0 buries 4S 5S: must bury 6 cards, not 2": what was tried, then why not.
 FRAME = re.compile(
     rf"{SEAT} (?P<verb>leads|follows with|tributes|returns|buries|declares with|takes) "

@@ -50,13 +50,13 @@ const zh = {
   bb_walls_left: "木块 {n}",
   bb_steps: "还差 {n} 步",
   bb_you: "你",
-  bb_bot: "机器人",
   bb_mode_move: "走棋",
   bb_mode_wall: "放木块",
   bb_rotate: "横 / 竖",
   bb_confirm_wall: "放在 {w}",
   bb_cancel: "取消",
   bb_wall_illegal: "这里不能放木块",
+  bb_wall_illegal_why: "这里不能放木块：会与已有木块重叠或十字交叉，或堵死某个棋子去终点的所有路。换一个位置。",
   bb_won: "{name} 获胜！",
   bb_draw: "平局（回合上限）",
   bb_game_over: "对局结束",
@@ -123,8 +123,20 @@ const zh = {
   team_ns: "南北",
   team_ew: "东西",
   bot: "机器人",
-  bot_name: "机器人·{bot}",
+  bot_name: "机器人（{bot}）",
   bot_short: "机器人",
+  bot_rule: "规则",
+  bot_search: "搜索",
+  bot_random: "随机",
+  table_of: "{who}的牌桌",
+  board_of: "{who}的步步为营",
+  sound_on: "音效：开",
+  sound_off: "音效：关",
+  sound_tip: "开关音效（登录后按账号记住）",
+  aria_board: "棋盘",
+  aria_preset: "规则",
+  aria_table_info: "牌桌信息",
+  aria_hand: "你的手牌",
   empty_seat: "空位",
   offline: "离线",
   cards_in_hand: "手牌张数",
@@ -398,13 +410,13 @@ const en = {
   bb_walls_left: "walls {n}",
   bb_steps: "{n} steps to go",
   bb_you: "you",
-  bb_bot: "bot",
   bb_mode_move: "Move",
   bb_mode_wall: "Wall",
   bb_rotate: "Turn wall",
   bb_confirm_wall: "Place at {w}",
   bb_cancel: "Cancel",
   bb_wall_illegal: "No wall can go here",
+  bb_wall_illegal_why: "No wall can go here: it would overlap or cross a wall, or cut every path of a pawn to its goal. Pick another groove.",
   bb_won: "{name} wins!",
   bb_draw: "Draw (turn limit)",
   bb_game_over: "Game over",
@@ -473,6 +485,18 @@ const en = {
   bot: "Bot",
   bot_name: "Bot ({bot})",
   bot_short: "Bot",
+  bot_rule: "rule",
+  bot_search: "search",
+  bot_random: "random",
+  table_of: "{who}'s table",
+  board_of: "{who}'s Quoridor",
+  sound_on: "Sound: on",
+  sound_off: "Sound: off",
+  sound_tip: "Sound on or off (remembered per account once signed in)",
+  aria_board: "board",
+  aria_preset: "rules",
+  aria_table_info: "table info",
+  aria_hand: "your hand",
   empty_seat: "Empty",
   offline: "offline",
   cards_in_hand: "Cards in hand",
@@ -741,4 +765,45 @@ export function applyI18n(root) {
   for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
   for (const e of root.querySelectorAll("[data-i18n-placeholder]")) e.placeholder = t(e.dataset.i18nPlaceholder);
   for (const e of root.querySelectorAll("[data-i18n-title]")) e.title = t(e.dataset.i18nTitle);
+  for (const e of root.querySelectorAll("[data-i18n-label]")) e.setAttribute("aria-label", t(e.dataset.i18nLabel));
+}
+
+/** A bot's kind in words: 规则 / rule; an unknown kind is shown as it is. */
+export function botKind(bot) {
+  const key = "bot_" + bot;
+  return DICTS[lang][key] || zh[key] ? t(key) : bot;
+}
+
+/** A bot's display name: 机器人（规则） / Bot (rule). */
+export function botName(bot) { return t("bot_name", { bot: botKind(bot) }); }
+
+/** A seat name from a record or a ladder ("bot:rule" for bots, else the player's name). */
+export function playerName(raw) {
+  if (typeof raw !== "string") return "?";
+  return raw.startsWith("bot:") ? botName(raw.slice(4)) : raw;
+}
+
+/** A table's name: its own, or "某某的牌桌" / "X's table" when it was not given one. */
+export function tableName(info) {
+  if (!info) return "…";
+  if (info.name) return info.name;
+  return t(info.game === "quoridor" ? "board_of" : "table_of", { who: info.owner || "?" });
+}
+
+// The 25 ladder titles stay Chinese in both languages; English mode explains them.
+const TITLE_EN = {
+  幼小班: "nursery, first year", 幼中班: "nursery, second year", 幼大班: "nursery, third year",
+  学前班: "pre-school", 一年级: "grade 1", 二年级: "grade 2", 三年级: "grade 3", 四年级: "grade 4",
+  五年级: "grade 5", 六年级: "grade 6", 初一: "junior high, year 1", 初二: "junior high, year 2",
+  初三: "junior high, year 3", 高一: "senior high, year 1", 高二: "senior high, year 2",
+  高三: "senior high, year 3", 大一: "university, year 1", 大二: "university, year 2",
+  大三: "university, year 3", 大四: "university, year 4", 研究生: "graduate student",
+  博士: "doctor (PhD)", 博士后: "postdoc", 院士: "academician", 诺贝尔: "Nobel laureate",
+};
+
+/** The tooltip of a ladder title: its English meaning in English mode, and the total. */
+export function titleTip(title, total) {
+  const pts = total == null ? "" : t("ladder_title_tip", { total });
+  if (lang !== "en" || !TITLE_EN[title]) return pts;
+  return pts ? `${TITLE_EN[title]} · ${pts}` : TITLE_EN[title];
 }

@@ -4,12 +4,14 @@
 
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
-import { t, getLang, applyI18n, rulesHref, seatRel, suitName } from "./i18n.js";
-import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
   cardElement, cardRow, cardsText, levelText, points,
 } from "./cards.js";
+import { Sound } from "./sound.js";
+import { cardRects, slideIn, dealIn, sweepTo, snapshotCards } from "./motion.js";
 
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
@@ -46,6 +48,9 @@ const S = {
   buttonMap: null,
   panel: null, // phone drawer: "chat" | "counter" | "log" | null
   connection: "connecting",
+  leadCards: null, // the current trick's lead, to tell a kill (毙) from a follow
+  shownTrick: null, // {number}: the trick whose cards are in the middle now
+  markPending: false, // the first-paint mark is asked for (once per page)
 };
 
 // ------------------------------------------------------------------ derived facts
@@ -75,7 +80,7 @@ function seatName(seat) {
   const info = S.info && S.info.seats ? S.info.seats[seat] : null;
   const rel = seatRel(relPos(seat), S.seat != null);
   if (!info || info.kind === "empty") return rel;
-  const name = info.kind === "bot" ? t("bot_name", { bot: info.bot }) : info.name;
+  const name = info.kind === "bot" ? botName(info.bot) : info.name;
   return S.seat === seat ? t("you") : `${name}`;
 }
 
@@ -136,8 +141,15 @@ function onFrame(f) {
 function takeFrame(f, quiet) {
   const events = f.events || [];
   let handEnd = null;
+  const wasMyTurn = myTurn();
+  const handBefore = quiet ? null : cardRects($("hand"));
+  const countBefore = quiet || !S.view || !S.view.hand ? null : countOf(S.view.hand);
+  const cues = [];
   for (const e of events) {
     logEvent(e);
+    if (!quiet) cues.push(...cuesOf(e));
+    if (e.type === "play" && !S.leadCards) S.leadCards = e.cards;
+    if (e.type === "trick" || e.type === "deal") S.leadCards = null;
     if (e.type === "trick" && !quiet) {
       // Keep the finished trick in the middle for a moment.
       S.heldTrick = { number: e.trick, until: Date.now() + TRICK_HOLD_MS };
@@ -167,11 +179,65 @@ function takeFrame(f, quiet) {
     S.hint = null;
   }
   if (!myTurn()) { S.hint = null; S.takeSel.clear(); }
+  if (quiet) S.leadCards = S.view && S.view.trick && S.view.trick.plays.length ? S.view.trick.plays[0].cards : null;
   renderAll();
+  if (!quiet) {
+    animateFrame(events, handBefore, countBefore);
+    playCues(cues, !wasMyTurn && myTurn() && S.view.phase !== "draw");
+  }
   if (openNow) openSummary();
   // A decision of mine (other than a declaring ask) closes the summary of the last hand.
   else if (myTurn() && S.view.phase !== "draw") closeModal("summary");
   scheduleAutoPass();
+}
+
+// ------------------------------------------------------------------ sound and motion
+
+/** The cues one event asks for, by importance (the frame plays only its most important). */
+function cuesOf(e) {
+  const mine = (seat) => S.seat != null && teamOf(seat) === teamOf(S.seat);
+  switch (e.type) {
+    case "play": {
+      if (e.attempted) return ["fail"];
+      const ctx = trumpCtx();
+      const kill = S.leadCards && !isTrump(S.leadCards[0], ctx) && e.cards.every((c) => isTrump(c, ctx));
+      return [kill ? "kill" : e.seat === S.seat ? "play" : "play_other"];
+    }
+    case "trick": return [S.seat == null || mine(e.winner) ? "trick_us" : "trick_them"];
+    case "hand_end": {
+      const up = e.attackers_take ? e.attackers : 1 - e.attackers;
+      return [S.seat == null || mine(up) ? "end_win" : "end_lose"];
+    }
+    default: return [];
+  }
+}
+
+const CUE_ORDER = ["end_win", "end_lose", "fail", "kill", "trick_us", "trick_them", "play", "play_other"];
+
+function playCues(cues, turnNow) {
+  const best = CUE_ORDER.find((c) => cues.includes(c));
+  if (best) Sound.play(best);
+  if (turnNow) setTimeout(() => { if (myTurn()) Sound.play("turn"); }, best ? 180 : 0);
+}
+
+/** Decoration after the final state is drawn: plays slide in, new hand cards are dealt in. */
+function animateFrame(events, handBefore, countBefore) {
+  for (const e of events) {
+    if (e.type !== "play") continue;
+    const slot = $("play-" + POS[relPos(e.seat)]);
+    const from = e.seat === S.seat ? handBefore : $("seat-" + POS[relPos(e.seat)]);
+    slideIn(slot.querySelectorAll(".card"), from);
+  }
+  if (!countBefore || !S.view || !S.view.hand) return;
+  const grown = new Map();
+  for (const [name, n] of countOf(S.view.hand)) if (n > (countBefore.get(name) || 0)) grown.set(name, n - (countBefore.get(name) || 0));
+  if (!grown.size) return;
+  const fresh = [];
+  for (const el of [...$("hand").querySelectorAll(".card[data-card]")].reverse()) {
+    const k = grown.get(el.dataset.card);
+    if (k) { fresh.unshift(el); grown.set(el.dataset.card, k - 1); }
+  }
+  dealIn(fresh, document.querySelector("#board .center"));
 }
 
 // ------------------------------------------------------------------ the log
@@ -226,12 +292,17 @@ function renderAll() {
   document.body.classList.toggle("spectator", S.seat == null);
   document.body.classList.toggle("my-turn", myTurn());
   document.body.dataset.phase = S.view ? S.view.phase : S.info ? S.info.status : "";
-  document.title = (myTurn() ? "● " : "") + (S.info ? S.info.name + " · " : "") + t("hall_name");
+  document.title = (myTurn() ? "● " : "") + (S.info ? tableName(S.info) + " · " : "") + t("hall_name");
+  // First meaningful paint: the first frame that shows the game (measured by the tests).
+  if (S.view && !performance.getEntriesByName("gunzi-table-drawn").length && !S.markPending) {
+    S.markPending = true;
+    requestAnimationFrame(() => performance.mark("gunzi-table-drawn"));
+  }
 }
 
 function renderTop() {
   const info = S.info;
-  $("table-name").textContent = info ? info.name : "…";
+  $("table-name").textContent = tableName(info);
   const v = S.view;
   $("hand-no").textContent = v && v.hand_no ? t("hand_no", { n: v.hand_no, round: v.round_no }) : info ? t("status_" + info.status) : "";
   $("conn").textContent = S.connection === "open" ? "" : t("conn_" + S.connection);
@@ -302,15 +373,16 @@ function renderSeats() {
     box.classList.toggle("dealer", !!(v && v.dealer === seat));
     const badges = h("span.badges");
     if (v && v.dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
-    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: t("bot") }, "AI"));
+    // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
+    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, botKind(si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
     if (si && si.kind === "human" && !si.connected) badges.append(h("span.badge.off-badge", t("offline")));
-    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short", { bot: si.bot }) : si.name) : t("empty_seat");
+    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short") : si.name) : t("empty_seat");
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
         h("span.name", { title: name }, name),
-        si && si.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: si.total }) }, si.title) : null,
+        si && si.title ? h("span.seat-title.ladder-title", { title: titleTip(si.title, si.total), lang: "zh-CN" }, si.title) : null,
         badges),
       h("div.seat-meta",
         v ? h("span.count", { title: t("cards_in_hand") }, h("i.mini-card"), String(v.hand_sizes[seat])) : null,
@@ -338,9 +410,15 @@ function trickToShow() {
 function renderBoard() {
   renderSeats();
   const v = S.view;
+  const tr = trickToShow();
+  const gone = S.shownTrick && (!tr || tr.number !== S.shownTrick.number) && v && v.tricks
+    ? v.tricks[S.shownTrick.number - 1] : null;
+  const leaving = gone ? snapshotCards(document.querySelector("#board .center")) : [];
   for (const pos of POS) clear($("play-" + pos));
   const caption = clear($("trick-caption"));
-  const tr = trickToShow();
+  S.shownTrick = tr ? { number: tr.number } : null;
+  // A finished trick leaving the middle sweeps to its winner's seat.
+  if (gone) sweepTo(leaving.filter((c) => !c.node.closest("#kitty")), $("seat-" + POS[relPos(gone.winner)]));
   const ctx = trumpCtx();
   if (tr) {
     for (const p of tr.plays) {
@@ -400,7 +478,7 @@ function renderPrestart() {
     } else if (i === mySeat) {
       controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => leave(i) } }, t("leave_seat")));
     }
-    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? t("bot_name", { bot: s.bot }) : s.name;
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botName(s.bot) : s.name;
     return h("li.prestart-seat", h("span.pseat", t("seat_n", { n: i + 1, pos: t("compass_" + i) })), h("span.pname", who), controls);
   });
   const full = info.seats.every((s) => s.kind !== "empty");
@@ -651,6 +729,9 @@ function renderPickup() {
 }
 
 function renderHand() {
+  // Keyboard play: a focused card keeps the focus across the re-render.
+  const focused = document.activeElement && document.activeElement.closest("#hand .card");
+  const refocus = focused ? focused.dataset.index : null;
   const box = clear($("hand"));
   const v = S.view;
   if (!v || !v.hand) {
@@ -681,11 +762,23 @@ function renderHand() {
       if (S.selected.has(i)) c.classList.add("selected");
       if (fresh.get(name)) { c.classList.add("fresh"); fresh.set(name, fresh.get(name) - 1); }
       c.addEventListener("click", () => onCardClick(i));
+      if (clickable) {
+        c.tabIndex = 0;
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-pressed", String(S.selected.has(i)));
+        c.addEventListener("keydown", (e) => {
+          if (e.key !== " " && e.key !== "Enter") return;
+          e.preventDefault();
+          e.stopPropagation(); // Enter on a card selects it; Enter elsewhere presses the button
+          onCardClick(i);
+        });
+      }
       group.append(c);
     }
     box.append(group);
   }
   $("hand-count").textContent = t("n_cards", { n: v.hand.length });
+  if (refocus != null) { const c = box.querySelector(`.card[data-index="${refocus}"]`); if (c) c.focus({ preventScroll: true }); }
 }
 
 function onCardClick(i) {
@@ -717,6 +810,7 @@ async function submit(action) {
   const r = await S.sock.act(action);
   S.busy = false;
   if (!r.ok) {
+    Sound.play("no");
     toast(t("refused") + (r.error ? r.error.message : ""), "error");
   } else {
     S.selected.clear();
@@ -999,6 +1093,7 @@ async function main() {
   langSwitch($("btn-lang"), () => { renderAll(); renderChat(); if ($("summary").open) openSummary(); });
   wire();
   await loadMe();
+  soundSwitch($("btn-sound"));
   // Signing in or out changes who the socket is: open a new one (the server binds the seat).
   accountBar($("account"), () => { if (S.sock) connect(); renderChat(); renderPrestart(); });
   const id = await resolveTable();
