@@ -91,7 +91,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
         "api_hands_per_cpu_second": api,
-        "core_play_phases_per_cpu_second": core,
+        "core_play_phases_per_cpu_second": core,  # 打滚子 (the core's only game so far)
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
     }

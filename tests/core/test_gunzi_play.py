@@ -89,3 +89,20 @@ def test_random_playout_is_reproducible_and_complete() -> None:
     from gunzi.engine.cards import POINTS
     held_points = sum(POINTS[c] * k for h in match.hands for c, k in enumerate(h))
     assert sum(games[0].points) == held_points  # every card point goes to a team
+
+
+def test_pick_is_the_listed_play_at_that_fraction() -> None:
+    """pick(u) skips listing for leads and single follows; it must equal legal()[int(u*n)]."""
+    rng = random.Random(8)
+    match = Match(preset("gunzi").replace(follow="live"), random.Random(8))
+    assert _to_play(match, rng)
+    checked = 0
+    for _ in range(30):
+        game = start(match.hands, match.order, int(rng.random() * 4), bool(_ % 2))
+        while not game.over:
+            plays = game.legal()
+            for u in (0.0, 0.999999, rng.random(), rng.random()):
+                assert game.pick(u) == plays[int(u * len(plays))]
+                checked += 1
+            game.play(plays[int(rng.random() * len(plays))])
+    assert checked > 1000

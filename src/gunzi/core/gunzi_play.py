@@ -27,13 +27,28 @@ _THREE: list[tuple[int, ...]] = [(c, c, c) for c in range(NT)]
 
 
 class GunziPlay:
-    """One hand's play phase; seat ``turn`` acts next, ``tricks_left`` reaches 0 at the end."""
+    """One hand's play phase; seat ``turn`` acts next, ``cards_left`` reaches 0 at the end."""
 
-    __slots__ = ("cls", "h", "last_play", "last_winner", "lead_n", "led", "live", "members",
-                 "points", "pow", "trick", "trick_seats", "tricks_left", "turn", "winners")
+    __slots__ = (
+        "cards_left",
+        "cls",
+        "h",
+        "last_play",
+        "last_winner",
+        "lead_n",
+        "led",
+        "live",
+        "members",
+        "points",
+        "pow",
+        "trick",
+        "trick_seats",
+        "turn",
+        "winners",
+    )
 
     def __init__(self, h: list[int], cls: list[int], power: list[int],
-                 members: list[list[int]], leader: int, live: bool, tricks_left: int) -> None:
+                 members: list[list[int]], leader: int, live: bool, cards_left: int) -> None:
         """A position from flat counts and tables; :func:`start` builds one from hands."""
         self.h = h
         self.cls = cls  # read-only tables, shared by clones
@@ -49,11 +64,11 @@ class GunziPlay:
         self.last_winner = -1
         self.last_play: tuple[int, ...] = ()
         self.winners: list[int] = []  # trick winners in order (the record of the outcome)
-        self.tricks_left = tricks_left  # cards each seat still holds
+        self.cards_left = cards_left  # cards each seat still holds
 
     def clone(self) -> GunziPlay:
         new = GunziPlay(list(self.h), self.cls, self.pow, self.members, self.turn, self.live,
-                        self.tricks_left)
+                        self.cards_left)
         new.trick = list(self.trick)
         new.trick_seats = list(self.trick_seats)
         new.lead_n = self.lead_n
@@ -66,7 +81,7 @@ class GunziPlay:
 
     @property
     def over(self) -> bool:
-        return self.tricks_left <= 0
+        return self.cards_left <= 0
 
     def hand(self, seat: int) -> list[int]:
         base = seat * NT
@@ -132,6 +147,34 @@ class GunziPlay:
         head = tuple(fixed)
         return [head + r for r in rest]
 
+    def pick(self, u: float) -> tuple[int, ...]:
+        """``legal()[int(u * len(legal()))]`` for u in [0, 1), without listing leads or
+        single follows (three plays in four): a lead of card c held k times is the
+        block (c,), (c, c), (c, c, c)[:k] of that list, so it is found by counting."""
+        h = self.h
+        base = self.turn * NT
+        if not self.trick:
+            r = int(u * self.cards_left)  # the leader holds cards_left cards
+            for c in range(NT):
+                k = h[base + c]
+                if r < k:
+                    return _ONE[c] if r == 0 else _TWO[c] if r == 1 else _THREE[c]
+                r -= k
+        elif self.lead_n == 1:
+            held = 0
+            for c in self.members[self.led]:
+                if h[base + c]:
+                    held += 1
+            if held:
+                r = int(u * held)
+                for c in self.members[self.led]:
+                    if h[base + c]:
+                        if r == 0:
+                            return _ONE[c]
+                        r -= 1
+        plays = self.legal()
+        return plays[int(u * len(plays))]
+
     # ------------------------------------------------------------- playing
     def play(self, cards: tuple[int, ...]) -> int:
         """Play ``cards`` for the seat to act (trusted: one of ``legal()``); return the
@@ -184,7 +227,7 @@ class GunziPlay:
         self.last_winner = winner
         self.last_play = trick[best]
         self.winners.append(winner)
-        self.tricks_left -= self.lead_n
+        self.cards_left -= self.lead_n
         self.trick = []
         self.trick_seats = []
         self.turn = winner
@@ -208,9 +251,8 @@ def start(hands: list[list[int]], order: Order, leader: int, live: bool) -> Gunz
 def play_random(game: GunziPlay, rng: random.Random) -> GunziPlay:
     """Play ``game`` to its end with uniformly random legal plays (the bench's policy)."""
     draw = rng.random  # C-level; randrange is Python code and costs a quarter of a play
-    while game.tricks_left > 0:
-        plays = game.legal()
-        game.play(plays[int(draw() * len(plays))])
+    while game.cards_left > 0:
+        game.play(game.pick(draw()))
     return game
 
 
