@@ -5,8 +5,9 @@ STAMP := $(VENV)/.installed
 FAST := build/fast
 # Engine modules compiled by mypyc for `make bench` (same source, C extension).
 FAST_MODULES := cards order gunzi_tricks classic_tricks match checks hand_end legal actions events scoring errors rules
-# The play core (src/gunzi/core), compiled the same way.
-CORE_MODULES := gunzi_play batch
+# The play core (src/gunzi/core), compiled the same way (batch.py stays Python: its
+# outcomes cross process boundaries by pickle, which mypyc classes do not support).
+CORE_MODULES := gunzi_play
 YARDSTICK := build/yardstick
 
 $(STAMP): pyproject.toml
