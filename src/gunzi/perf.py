@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,10 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
     t = time.process_time()
     batch.simulate(core_hands, seed)
     core = _per_cpu_second(core_hands, t)
+    tracemalloc.start()
+    kept = batch.simulate(200, seed, records=True)  # outcomes with their trick winners
+    kept_bytes = tracemalloc.get_traced_memory()[0] / len(kept)
+    tracemalloc.stop()
     # clone() of a live match in the play phase, and of a core position.
     m = match_module.Match(preset("gunzi"), random.Random(seed))
     rng = random.Random(seed)
@@ -92,6 +97,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
         "core": active_core(),
         "api_hands_per_cpu_second": api,
         "core_play_phases_per_cpu_second": core,  # 打滚子 (the core's only game so far)
+        "core_outcome_bytes_kept": round(kept_bytes),
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
     }

@@ -64,16 +64,16 @@ def _check_hand(match: Match, rng: random.Random) -> None:
 def test_core_agrees_with_engine(variant: dict[str, object]) -> None:
     rules: Ruleset = preset("gunzi").replace(**variant)
     hands = 0
-    for seed in range(60):
+    seed = 0
+    while hands < 250:  # up to 15 hands of each seeded match
         rng = random.Random(seed)
         match = Match(rules, random.Random(seed * 7919 + 1))
-        while hands < 60 * (seed + 1) and _to_play(match, rng):
+        for _ in range(15):
+            if not _to_play(match, rng):
+                break
             _check_hand(match, rng)
             hands += 1
-            if hands >= 15 * (seed + 1):
-                break
-        if hands >= 250:
-            break
+        seed += 1
     assert hands >= 250
 
 
