@@ -7,6 +7,7 @@ import random
 import pytest
 
 from gunzi.core.gunzi_play import play_random, start
+from gunzi.core.replay import replay_into
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import Ruleset, preset
@@ -106,3 +107,24 @@ def test_pick_is_the_listed_play_at_that_fraction() -> None:
                 checked += 1
             game.play(plays[int(rng.random() * len(plays))])
     assert checked > 1000
+
+
+@pytest.mark.parametrize("follow", ["dead", "live"])
+def test_random_core_games_replay_through_the_engine(follow: str) -> None:
+    """Games the core plays by itself (pick()) are legal for the engine, trick for trick,
+    and the engine's hand result has the core's points and 扣底."""
+    for seed in range(25):
+        rng = random.Random(seed)
+        match = Match(preset("gunzi").replace(follow=follow), random.Random(seed + 100))
+        assert _to_play(match, rng)
+        game = start(match.hands, match.order, match.leader, match.live)
+        game.log = []
+        twin = game.clone()
+        play_random(game, random.Random(seed))
+        assert twin.log == [] and twin.cards_left > 0  # the clone kept its own state
+        done = len(match.results)
+        replay_into(match, game)
+        assert len(match.results) == done + 1
+        result = match.results[-1]
+        assert result["trick_points"] == game.points[result["attackers"]]
+        assert result["kou"] == (game.last_winner % 2 == result["attackers"])

@@ -38,6 +38,7 @@ class GunziPlay:
         "lead_n",
         "led",
         "live",
+        "log",
         "members",
         "points",
         "pow",
@@ -65,6 +66,8 @@ class GunziPlay:
         self.last_play: tuple[int, ...] = ()
         self.winners: list[int] = []  # trick winners in order (the record of the outcome)
         self.cards_left = cards_left  # cards each seat still holds
+        # Every play in order, as (seat, cards), when asked for (records, replays).
+        self.log: list[tuple[int, tuple[int, ...]]] | None = None
 
     def clone(self) -> GunziPlay:
         new = GunziPlay(list(self.h), self.cls, self.pow, self.members, self.turn, self.live,
@@ -77,6 +80,7 @@ class GunziPlay:
         new.last_winner = self.last_winner
         new.last_play = self.last_play
         new.winners = list(self.winners)
+        new.log = None if self.log is None else list(self.log)
         return new
 
     @property
@@ -189,6 +193,8 @@ class GunziPlay:
             self.led = self.cls[cards[0]]
         self.trick.append(cards)
         self.trick_seats.append(seat)
+        if self.log is not None:
+            self.log.append((seat, cards))
         if len(self.trick) < 4:
             self.turn = (seat + 1) % 4
             return -1
