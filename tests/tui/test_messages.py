@@ -11,8 +11,8 @@ from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
-from gunzi.tui.messages import engine_error, known
 from gunzi.tui.session import Session, stacked_first_deck
+from gunzi.wording.errors import engine_error, known
 
 RULE_REF = re.compile(r" \[[^\[\]]*\]$")
 

@@ -110,7 +110,8 @@ def _strength(cards: Sequence[Card]) -> int:
 # out because a compiled (mypyc) Match has no __dict__ to copy.
 STATE_FIELDS = (
     "asks", "auto_deal", "bj_pending", "blood_next", "can", "current", "deal_no", "dealer",
-    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
+    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throw",
+    "failed_throws",
     "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
     "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
     "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader",
@@ -218,6 +219,8 @@ class Match:
         self.last_trick_winner = -1
         self.last_winning_play: tuple[Card, ...] = ()
         self.hand_failed_throws = [0, 0, 0, 0]
+        # The hand's last failed throw and who stopped it with what (public, for the tables).
+        self.failed_throw: dict[str, Any] | None = None
 
     def clone(self) -> Match:
         """An independent copy (for search and what-if analysis)."""
@@ -869,8 +872,15 @@ class Match:
                     self.failed_throws[seat] += 1
                     self.hand_failed_throws[seat] += 1
                     public["attempted"] = public["cards"]
+                    stop = CT.blocker(failed, seat, self.hands, self.order)
+                    assert stop is not None  # the part failed because someone beats it
                     cards = tuple(sorted(failed.cards))
                     public["cards"] = tuple(C.names(cards))
+                    self.failed_throw = {
+                        "trick": self.trick_no, "seat": seat, "attempted": public["attempted"],
+                        "cards": public["cards"], "blocker": stop[0],
+                        "beats": tuple(C.names(stop[1])),
+                    }
                     shape = CT.decompose(cards, self.order, pol)
             self.lead_shape = shape
         hand = self.hands[seat]

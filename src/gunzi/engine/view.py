@@ -90,6 +90,8 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
             }
             for t in match.tricks
         ],
+        # Public: a failed throw is shown to the table with the card that stops it.
+        "failed_throw": None if match.failed_throw is None else thaw(match.failed_throw),
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(match.results[-1]) if match.results else None,

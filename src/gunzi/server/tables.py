@@ -37,7 +37,7 @@ from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import redact, stream, view
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
-from gunzi.server import db
+from gunzi.server import db, refusals
 from gunzi.server.auth import Principal, Throttle
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
 from gunzi.server.presence import (
@@ -429,10 +429,11 @@ class Table(SeatedTable):
         seat = conn.seat
         i = ridx(seat)
 
-        def refuse(code: str, message: str, rule: str = "") -> dict[str, Any]:
+        def refuse(code: str, message: str, rule: str = "",
+                   **more: Any) -> dict[str, Any]:
             self.hall.metrics.rejected.labels(code).inc()
             log.info("action_refused", table=self.id, seat=seat, reason=code, rule=rule)
-            err = {"code": code, "message": message}
+            err: dict[str, Any] = {"code": code, "message": message, **more}
             if rule:
                 err["rule"] = rule
             return {"t": "ack", "id": cid, "ok": False, "seq": self.seq[i], "error": err}
@@ -469,7 +470,9 @@ class Table(SeatedTable):
             # The engine never names the seat being asked to declare (tests/test_errors.py).
             return refuse("out_of_turn", str(exc)[:300], exc.rule)
         except IllegalActionError as exc:
-            return refuse("illegal", str(exc)[:500], exc.rule)
+            assert self.match is not None and seat is not None
+            return refuse("illegal", str(exc)[:500], exc.rule,
+                          **refusals.illegal(self.match, seat, str(exc), exc.rule))
         except CommitError:
             return refuse("server_error", "the action was not saved; please retry")
         except GunziError as exc:

@@ -165,6 +165,13 @@ function renderTrick() {
   }
   const tr = hd.tricks[S.step - 1];
   title.textContent = t("trick_title", { n: tr.n, who: seatLabel(tr.winner), points: tr.points });
+  const lead = tr.plays[0];
+  if (lead && lead.attempted) {
+    // A failed throw: what was tried, who stopped it with which cards, what was played.
+    box.append(h("div.throw-banner.rp-throw", { role: "note" },
+      h("span", t("throw_failed", { who: seatLabel(lead.seat), cards: cardsText(lead.attempted), blocker: seatLabel(lead.blocker), beats: cardsText(lead.beats || []) })),
+      h("span.forced", t("throw_forced", { cards: cardsText(lead.cards) }))));
+  }
   for (const [i, p] of tr.plays.entries()) {
     box.append(h("div.rp-play" + (p.seat === tr.winner ? ".winner" : ""), { dataset: { seat: p.seat } },
       h("span.who", seatLabel(p.seat)),

@@ -38,6 +38,7 @@ const S = {
   handResults: {}, // hand number -> hand_end result (复式 compares a board's two plays)
   summarySeen: 0, // hand number of the last summary opened
   heldTrick: null, // {trick, until}
+  refusal: null, // the server's refusal of my last action, shown above the hand
   log: [],
   chat: [],
   counterOn: localStorage.getItem("gunzi.counter") !== "off",
@@ -128,7 +129,7 @@ function onFrame(f) {
       if (S.panel !== "chat" && window.matchMedia("(max-width: 900px)").matches) $("btn-chat").classList.add("unread");
       break;
     case "error":
-      toast(f.message || f.code, "error");
+      toast(errorText(f), "error");
       break;
     case "bye":
       toast(f.message || t("disconnected"), "error");
@@ -177,6 +178,7 @@ function takeFrame(f, quiet) {
     S.handKey = key;
     S.selected.clear();
     S.hint = null;
+    S.refusal = null; // a new decision: the old refusal no longer applies
   }
   if (!myTurn()) { S.hint = null; S.takeSel.clear(); }
   if (quiet) S.leadCards = S.view && S.view.trick && S.view.trick.plays.length ? S.view.trick.plays[0].cards : null;
@@ -287,6 +289,7 @@ function renderAll() {
   renderPrestart();
   renderActions();
   renderHand();
+  renderRefusal();
   renderCounter();
   renderLog();
   document.body.classList.toggle("spectator", S.seat == null);
@@ -318,6 +321,19 @@ function renderTop() {
   $("btn-summary").hidden = !(v && v.last_result);
 }
 
+/** The hand that just ended while its summary stands: between hands the engine already
+ *  holds the next dealer and the new levels, so until the next deal the info bar and the
+ *  seats keep showing the ended hand as its summary does (else the attackers' points would
+ *  be relabelled for the other team). */
+function endedHand() {
+  const v = S.view;
+  const r = v && v.last_result;
+  return r && ["deal", "over"].includes(v.phase) && r.hand === v.hand_no ? r : null;
+}
+
+const shownDealer = () => { const r = endedHand(); return r ? r.dealer : S.view.dealer; };
+const shownLevels = () => { const r = endedHand(); return r ? r.levels_before.map(levelText) : S.view.levels; };
+
 function renderInfo() {
   const v = S.view;
   const box = clear($("info"));
@@ -325,17 +341,21 @@ function renderInfo() {
     if (S.info) box.append(h("span.chip", t("preset_" + S.info.preset)));
     return;
   }
-  const ctxTrump = v.trump;
+  const ended = endedHand();
+  const ctxTrump = ended ? ended.trump : v.trump;
+  const level = ended ? levelText(ended.level) : v.level;
+  const dealer = shownDealer();
   const chip = (label, value, cls = "") => h("span.chip" + (cls ? "." + cls : ""), h("b", label), " ", value);
   const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump]) : "—";
   box.append(chip(t("trump"), trumpEl, "trump-chip"));
-  box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([v.level + ctxTrump]) : v.level), "level-chip"));
-  box.append(chip(t("dealer"), v.dealer == null ? "—" : seatLabel(v.dealer), "dealer-chip"));
-  const lv = (team) => levelLabel(v.levels[team]);
+  box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([level + ctxTrump]) : level), "level-chip"));
+  box.append(chip(t("dealer"), dealer == null ? "—" : seatLabel(dealer), "dealer-chip"));
+  const levels = shownLevels();
+  const lv = (team) => levelLabel(levels[team]);
   box.append(chip(t("levels"), `${teamName(0)} ${lv(0)} · ${teamName(1)} ${lv(1)}`, "levels-chip"));
-  if (v.dealer != null && v.dealer >= 0) {
-    const att = 1 - teamOf(v.dealer);
-    box.append(chip(t("points_taken"), h("span#points", String(v.points[att])), "points-chip"));
+  if (dealer != null && dealer >= 0) {
+    const att = 1 - teamOf(dealer);
+    box.append(chip(t("points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
   }
   if (v.declaration) {
     const d = v.declaration;
@@ -370,9 +390,10 @@ function renderSeats() {
     const si = info && info.seats ? info.seats[seat] : null;
     const toAct = v && playing() && (S.turn ? S.turn.seat === seat : v.to_act === seat);
     box.classList.toggle("to-act", !!toAct);
-    box.classList.toggle("dealer", !!(v && v.dealer === seat));
+    const dealer = v ? shownDealer() : null;
+    box.classList.toggle("dealer", !!(v && dealer === seat));
     const badges = h("span.badges");
-    if (v && v.dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
+    if (v && dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
     // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
     if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, botKind(si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
@@ -386,7 +407,7 @@ function renderSeats() {
         badges),
       h("div.seat-meta",
         v ? h("span.count", { title: t("cards_in_hand") }, h("i.mini-card"), String(v.hand_sizes[seat])) : null,
-        v ? h("span.team", teamName(teamOf(seat)) + " " + levelLabel(v.levels[teamOf(seat)])) : null,
+        v ? h("span.team", teamName(teamOf(seat)) + " " + levelLabel(shownLevels()[teamOf(seat)])) : null,
         h("span.clock", { dataset: { seat } }, clockText(seat))));
   }
 }
@@ -437,6 +458,7 @@ function renderBoard() {
   } else {
     $("board").classList.remove("trick-done");
   }
+  renderThrowBanner(tr);
   // The kitty: shown cards, turned cards, or just its size.
   const kbox = clear($("kitty"));
   if (v && v.kitty) {
@@ -450,6 +472,17 @@ function renderBoard() {
   }
   if (!v && S.info && S.info.status === "open") caption.append(h("span", t("waiting_start")));
   if (v && v.phase === "draw") caption.append(h("span.drawing", t("drawing", { n: v.drawn, total: totalDraw() })));
+}
+
+/** A failed throw (classic): what was tried, who stopped it with which cards, what was
+ *  played instead, over the trick it belongs to (the trick itself shows the forced play). */
+function renderThrowBanner(tr) {
+  const box = clear($("throw-banner"));
+  const ft = S.view && S.view.failed_throw;
+  box.hidden = !(tr && ft && ft.trick === tr.number);
+  if (box.hidden) return;
+  box.append(h("span", t("throw_failed", { who: seatLabel(ft.seat), cards: cardsText(ft.attempted), blocker: seatLabel(ft.blocker), beats: cardsText(ft.beats) })),
+    h("span.forced", t("throw_forced", { cards: cardsText(ft.cards) })));
 }
 
 function totalDraw() {
@@ -633,6 +666,13 @@ function sameCards(a, b) {
   return x === [...b].sort().join(",");
 }
 
+/** What a lead may be in this game: 打滚子 has no runs or throws, classic has tractors and
+ *  throws, and triples only with three decks (one deck has no pairs either). */
+function leadPrompt() {
+  if (isGunzi()) return "ask_lead";
+  return decks() >= 3 ? "ask_lead_classic3" : decks() === 2 ? "ask_lead_classic" : "ask_lead_classic1";
+}
+
 function statusText() {
   const v = S.view;
   const info = S.info;
@@ -650,7 +690,7 @@ function statusText() {
       case "return": return t("ask_return", { n: v.tribute.n, to: seatLabel(v.tribute.from) });
       case "bury": return t("ask_bury", { n: buryCount() });
       case "bury_jokers": return v.pickup_pending ? t("ask_pickup", { n: v.pickup_pending.length }) : t("ask_bury_jokers");
-      case "play": return leadCount() ? t("ask_follow", { n: leadCount() }) : t("ask_lead");
+      case "play": return leadCount() ? t("ask_follow", { n: leadCount() }) : t(leadPrompt());
       default: return t("your_turn");
     }
   }
@@ -750,6 +790,7 @@ function renderHand() {
     return i;
   };
   const fresh = new Map(S.fromKitty && v.phase === "bury" ? S.fromKitty : []);
+  const must = countOf((S.refusal && S.refusal.cards) || []); // cards that satisfy the rule
   const clickable = S.seat != null && myTurn() && ["tribute", "return", "bury", "bury_jokers", "play", "draw"].includes(v.phase) && !v.pickup_pending;
   box.classList.toggle("clickable", clickable);
   for (const g of groups) {
@@ -761,6 +802,7 @@ function renderHand() {
       c.dataset.index = i;
       if (S.selected.has(i)) c.classList.add("selected");
       if (fresh.get(name)) { c.classList.add("fresh"); fresh.set(name, fresh.get(name) - 1); }
+      if (must.get(name)) { c.classList.add("must"); must.set(name, must.get(name) - 1); }
       c.addEventListener("click", () => onCardClick(i));
       if (clickable) {
         c.tabIndex = 0;
@@ -809,21 +851,41 @@ async function submit(action) {
   renderActions();
   const r = await S.sock.act(action);
   S.busy = false;
-  if (!r.ok) {
-    Sound.play("no");
-    toast(t("refused") + (r.error ? r.error.message : ""), "error");
-  } else {
+  S.refusal = r.ok ? null : r.error || { code: "server_error" };
+  if (!r.ok) Sound.play("no");
+  if (r.ok) {
     S.selected.clear();
     S.takeSel.clear();
     S.hint = null;
   }
   renderActions();
   renderHand();
+  renderRefusal();
+}
+
+/** An error in the page's language: the server's wording of a broken rule (it knows the
+ *  engine's reason), else the label of the error code; the server's English only for a
+ *  code this page does not know. */
+function errorText(err) {
+  const lang = getLang();
+  if (err.text && err.text[lang]) return err.text[lang];
+  const key = "err_" + err.code;
+  return t(key) !== key ? t(key) : err.message || err.code;
+}
+
+function renderRefusal() {
+  const box = clear($("refusal"));
+  const err = S.refusal;
+  box.hidden = !err;
+  if (!err) return;
+  box.append(h("span.refusal-text", errorText(err)));
+  if (err.rule) box.append(h("span.refusal-rule", t("refusal_rule", { rule: err.rule })));
+  box.append(h("button.small.refusal-close", { type: "button", on: { click: () => { S.refusal = null; renderRefusal(); renderHand(); } } }, t("refusal_close")));
 }
 
 async function askHint() {
   const r = await S.sock.hint();
-  if (!r.action) { toast(r.error ? r.error.message : t("no_hint"), "error"); return; }
+  if (!r.action) { toast(r.error ? errorText(r.error) : t("no_hint"), "error"); return; }
   applyHint(r.action);
 }
 
