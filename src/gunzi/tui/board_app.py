@@ -31,8 +31,8 @@ from gunzi.quoridor.bots import Bot, make_bot
 from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
 from gunzi.tui.board_save import TUI_FORMAT, TUI_VERSION
-from gunzi.tui.messages import engine_error
 from gunzi.tui.session import seeded
+from gunzi.wording.errors import engine_error
 
 HUMAN = 0
 PAWN_STYLES = ("bold white on blue", "bold white on red", "bold black on yellow",
