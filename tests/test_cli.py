@@ -548,6 +548,23 @@ def test_bench_json() -> None:
         assert key in out, key
         assert out[key] > 0
     assert out["hands"] == 3
+    speed = out["speed"]
+    assert speed["active_core"] in ("pure", "compiled")
+    pure = speed.get("pure") or speed["active"]
+    assert pure["core"] == speed["active_core"]
+    assert pure["api_hands_per_cpu_second"] > 0 and pure["core_play_phases_per_cpu_second"] > 0
+    if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
+        assert 0 < pure["api_ratio"] < pure["core_ratio"]
+
+
+def test_simulate_workers_plays_on_the_core_with_the_same_outcomes() -> None:
+    one = run_json("simulate", "--workers", "1", "--hands", "30", "--seed", "5", "--json")
+    two = run_json("simulate", "--workers", "2", "--hands", "30", "--seed", "5", "--json")
+    assert one["hands"] == two["hands"] == 30
+    assert one["mean_points"] == two["mean_points"]
+    assert 0 < sum(one["mean_points"]) <= 300  # three decks hold 300 points, some in the kitty
+    refused = invoke("simulate", "--workers", "2", "--rules", "classic-2")
+    assert refused.exit_code == 2 and "--workers" in flat(refused.output)
 
 
 def test_demo_plays_a_hand() -> None:
