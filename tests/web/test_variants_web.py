@@ -1,14 +1,22 @@
-"""Issue 16's classic variants in a real browser: the create form on a phone, and a 无主 hand
-([I-30] no_declaration=no-trump) at a table of four people who all pass while drawing."""
+"""Issue 16's classic variants in a real browser: the create form on a phone, a 无主 hand
+([I-30] no_declaration=no-trump) at a table of four people who all pass while drawing, and
+the replay of a 无主 record."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from gunzi.engine import records
+from gunzi.engine.match import Match, Phase
+from gunzi.engine.rules import preset
+from helpers import passer, run_until
 
 from .conftest import DESKTOP, PHONE, missing
 from .test_web import goto
@@ -140,3 +148,26 @@ def test_no_trump_hand_shows_no_trump_in_the_chip(hall: str, new_page: Any) -> N
         assert "—" not in text, text
         assert ("No trump" in text) if page is friends[0] else ("无主" in text), text
     assert owner.locator("#info .level-chip").inner_text().strip().endswith("2")
+
+
+def test_replay_of_a_no_trump_hand_says_so(new_page: Any, hall: str, tmp_path: Path) -> None:
+    """A 无主 record opened on the replay page shows 无主 in its trump chip, not a dash."""
+    m = Match(preset("classic-2", no_declaration="no-trump"), random.Random(3),
+              auto_deal=False)
+    m.apply(m.legal_actions(m.to_act).sample(random.Random(3)))  # type: ignore[arg-type]
+    run_until(m, Phase.PLAY, passer)  # nobody declares: the first hand is 无主
+    rng = random.Random(1)
+    while not m.results:
+        m.apply(m.legal_actions(m.to_act).sample(rng))  # type: ignore[arg-type]
+    assert m.results[-1]["trump"] is None
+    path = tmp_path / "wuzhu.jsonl"
+    path.write_text(records.dumps(records.header(m, seed=3), records.finished_events(m)),
+                    encoding="utf-8")
+    page = new_page(PHONE)
+    page.goto(f"{hall}/replay.html")
+    page.wait_for_selector("body[data-ready='1']")
+    page.set_input_files("#rp-file", str(path))
+    page.wait_for_function("document.getElementById('rp-source').textContent === "
+                           "'wuzhu.jsonl'")
+    info = page.locator("#rp-info").inner_text()
+    assert "无主" in info and "—" not in info, info
