@@ -103,10 +103,66 @@ def test_variant_a_preset_cannot_play_is_refused_naming_what_it_can(
         assert word in flat(result.stderr), result.stderr
 
 
-def test_simulate_text_output() -> None:
-    result = invoke("simulate", "--rules", "classic-1", "--hands", "2", "--seed", "1")
+def test_simulate_text_output_is_a_readable_table() -> None:
+    args = ("simulate", "--rules", "gunzi", "--hands", "20", "--seed", "1")
+    figures = run_json(*args, "--json")
+    result = invoke(*args)
     assert result.exit_code == 0, result.output
-    assert "mean_attackers_score" in result.output
+    text = flat(result.output)
+    assert "simulate gunzi: 20 hands, seed 1" in text
+    assert "{" not in text and "[" not in text and "':" not in text  # no Python dict text
+    assert f"attackers' mean score {figures['mean_attackers_score']:,.2f}" in text
+    assert f"抠底 (attackers take the kitty) {figures['kou_rate'] * 100:.2f}%" in text
+    for change, count in figures["level_changes"].items():  # a mapping reads k: v
+        assert f"{change}: {count}" in text
+    board = flat(invoke("simulate", "--rules", "quoridor-4", "--hands", "2").output)
+    wins = run_json("simulate", "--rules", "quoridor-4", "--hands", "2", "--json")["wins"]
+    assert "wins per seat " + " · ".join(f"seat {i}: {w}" for i, w in enumerate(wins)) in board
+
+
+def test_simulate_and_bench_report_progress_unless_json(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """The bar gets every hand (game) as it ends; --json makes it quiet."""
+    import gunzi.cli
+
+    seen: list[tuple[str, int, bool, list[int]]] = []
+
+    class Recorder(gunzi.cli.Reporter):
+        def __init__(self, label: str, total: int, unit: str, *, every: int | None = 0,
+                     quiet: bool = False) -> None:
+            super().__init__(label, total, unit, every=every, quiet=quiet)
+            seen.append((label, total, quiet, []))
+
+        def update(self, done: int, text: str = "", seconds: float | None = None) -> None:
+            seen[-1][3].append(done)
+
+    monkeypatch.setattr(gunzi.cli, "Reporter", Recorder)
+    assert invoke("simulate", "--hands", "6", "--seed", "2").exit_code == 0
+    assert invoke("simulate", "-r", "quoridor-2", "--hands", "3", "--json").exit_code == 0
+    assert invoke("bench", "--hands", "4").exit_code == 0
+    assert seen == [("simulate", 6, False, [1, 2, 3, 4, 5, 6]),
+                    ("simulate", 3, True, [1, 2, 3]), ("bench", 4, False, [1, 2, 3, 4])]
+
+
+def test_progress_is_a_bar_on_a_terminal_and_nothing_elsewhere(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from gunzi.progress import Reporter
+
+    with Reporter("simulate", 5, "hands", every=None) as quiet_pipe:
+        assert quiet_pipe.bar is None  # stderr is not a terminal here
+        quiet_pipe.update(5)
+    with Reporter("arena", 4, "pairs", every=2) as lines:
+        for done in range(1, 5):
+            lines.update(done, "net +0.1", 1.0)
+    assert capsys.readouterr().err.splitlines() == [
+        "arena: 2/4 pairs, net +0.1, 1.0 s", "arena: 4/4 pairs, net +0.1, 1.0 s"]
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    with Reporter("simulate", 5, "hands", every=None) as bar:
+        assert bar.bar is not None
+        bar.update(3)
+        assert bar.bar.tasks[0].completed == 3 and bar.bar.tasks[0].total == 5
+    with Reporter("simulate", 5, "hands", every=None, quiet=True) as off:
+        assert off.bar is None
 
 
 @pytest.mark.parametrize("rules", ["gunzi", "quoridor-2"])
@@ -115,7 +171,8 @@ def test_simulate_rejects_fewer_than_one_hand(rules: str, hands: str) -> None:
     result = invoke("simulate", "--rules", rules, "--hands", hands, "--json")
     assert result.exit_code == 2
     text = flat(result.output)
-    assert "--hands" in text and "greater than or equal to 1" in text
+    # Click's wording of the range changed between versions ("x>=1" / "greater than or ...")
+    assert "--hands" in text and ("x>=1" in text or "greater than or equal to 1" in text)
     assert "hands_per_second" not in text
 
 
@@ -261,6 +318,37 @@ def test_replay_unreadable_files_print_json_errors(tmp_path: Path) -> None:
     result = invoke("replay", str(broken), "--json")
     assert result.exit_code == 1
     assert "line 2 is not JSON" in json.loads(result.output)["error"]
+
+
+
+def test_a_corrupt_record_says_where_and_what(tmp_path: Path) -> None:
+    """A raw tab inside a string (column 27 of line 1): the line, the column and a sentence,
+    not the JSON parser's cut message 'Invalid control character at'."""
+    corrupt = tmp_path / "corrupt.jsonl"
+    corrupt.write_text('{"type": "header", "x": "a\tb"}\n', encoding="utf-8")
+    result = invoke("replay", str(corrupt))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "line 1 is not JSON: invalid control character at column 27 (a tab or line break "
+        "inside a string must be written \\t or \\n)")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"type": "header"}\n{"type": "deal", \n', encoding="utf-8")
+    assert invoke("replay", str(cut)).stderr.strip() == (
+        "line 2 is not JSON: the line ends at column 16 before its JSON value is complete "
+        "(cut short?)")
+
+
+def test_review_of_a_missing_or_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    result = invoke("review", str(missing))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"cannot read {missing}: No such file or directory"
+    assert "Errno" not in result.output
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe not text")
+    result = invoke("review", str(binary))
+    assert result.exit_code == 2 and "not UTF-8 text" in result.stderr
+    assert invoke("replay", str(missing)).exit_code == 2  # the same as replay
 
 
 def _table_rows(output: str) -> list[list[str]]:
@@ -588,3 +676,62 @@ def test_replay_strict_fails_on_options_left_out_of_the_header(tmp_path: Path) -
     whole.write_text("\n".join([json.dumps(head, ensure_ascii=False), *lines[1:]]) + "\n",
                      encoding="utf-8")
     assert invoke("replay", str(whole), "--strict").exit_code == 0
+
+
+# ---------------------------------------------------------------------------- help texts
+
+
+def _commands() -> list[list[str]]:
+    """Every command and subcommand of `gunzi`, as the words that name it (Typer ships its
+    own copy of Click, so groups are found by their ``commands``)."""
+    import typer
+
+    out: list[list[str]] = []
+
+    def walk(group: Any, path: list[str]) -> None:
+        for name, cmd in group.commands.items():
+            out.append([*path, name])
+            if hasattr(cmd, "commands"):
+                walk(cmd, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return out
+
+
+def test_every_help_shows_flags_as_flags_and_no_markup() -> None:
+    import typer
+
+    from gunzi import presets
+
+    commands = _commands()
+    assert {"simulate", "play", "arena", "replay", "review", "bench"} <= {c[0] for c in commands}
+    for words in commands:
+        result = runner.invoke(app, [*words, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (words, result.output)
+        text = result.output
+        assert "<bool>" not in text and "``" not in text, (words, text)
+        assert not re.search(r":(mod|func|class|meth):", text), (words, text)
+        cmd: Any = typer.main.get_command(app)
+        for word in words:
+            cmd = cmd.commands[word]
+        flags = [p.opts[0] for p in cmd.params if getattr(p, "is_flag", False)]
+        for flag in [*flags, "--help"]:
+            # the flag's row: its name, then straight to its help text (no value shown)
+            row = next(line for line in text.splitlines() if re.search(
+                re.escape(flag) + r"\b(?!-)", line))
+            assert not re.search(re.escape(flag) + r"\s+(-\w\s+)?<", row), (words, row)
+        if "--rules" in text:
+            board = words[0] in ("simulate", "play", "arena")
+            listed = presets.listing(presets.ALL if board else presets.CARDS)
+            assert f"Preset: {listed} " in flat(text), (words, text)
+
+
+def test_board_replay_text_reads_per_seat(tmp_path: Path) -> None:
+    run_json("simulate", "--rules", "quoridor-4", "--hands", "1", "--seed", "2", "--records",
+             str(tmp_path), "--json")
+    path = next(tmp_path.glob("*.jsonl"))
+    data = run_json("replay", str(path), "--json")
+    text = flat(invoke("replay", str(path)).output)
+    assert "[" not in text and "'" not in text  # no Python list text
+    left = " · ".join(f"seat {i}: {n}" for i, n in enumerate(data["walls_left"]))
+    assert f"walls left {left}" in text and f"turns {data['turns']}" in text

@@ -106,3 +106,33 @@ def test_a_lead_of_more_copies_than_held_says_how_many_are_held() -> None:
         hand[c] += 1
     assert GT.lead_error(cards("3S 3S 3S"), hand) == "does not hold 3S 3S 3S (holds only 3S)"
     assert GT.lead_error(cards("AS AS"), hand) == "does not hold AS AS"
+
+
+def _cites(m: Match, action: A.Action, kind: type[Exception]) -> str:
+    with pytest.raises(kind) as info:
+        m.verify(action)
+    return getattr(info.value, "rule", "")
+
+
+def test_classic_errors_cite_part_b_not_the_gunzi_clauses() -> None:
+    """Classic 升级 is Part B of docs/rules.md: its bury, declaring and turn errors cite B, never a
+    bare Part A clause of 打滚子 (A4 declaring, A6.3 burying, ...)."""
+    m = deal_match("classic-2", first_seat=0, hands=["2S", None, None, None])
+    assert m.phase is Phase.DRAW and m.current == 0
+    assert _cites(m, A.declare(0, cards("2H")), IllegalActionError) == "B"  # not held
+    # four identical cards: Part B declares "with the A4.2 overturn ladder", so it says so
+    assert _cites(m, A.declare(0, cards("2S 2S 2S 2S")), IllegalActionError) == "B/A4.2"
+    assert _cites(m, A.play(1, [0]), OutOfTurnError) == "B"
+    run_until(m, Phase.BURY)
+    dealer = m.current
+    assert dealer is not None
+    held = [c for c in range(54) for _ in range(m.hands[dealer][c])]
+    assert _cites(m, A.bury(dealer, held[:3]), IllegalActionError) == "B"  # 8 go to the kitty
+    missing = next(c for c in range(54) if not m.hands[dealer][c])
+    assert _cites(m, A.bury(dealer, [*held[:7], missing]), IllegalActionError) == "B"
+    assert _cites(m, A.play(dealer, held[:1]), OutOfTurnError) == "B"
+    # the same bury in 打滚子 cites A6.3
+    g = deal_match(first_seat=0, hands=["BJ", None, None, None])
+    run_until(g, Phase.BURY)
+    assert g.current is not None
+    assert _cites(g, A.bury(g.current, []), IllegalActionError) == "A6.3"

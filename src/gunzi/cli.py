@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gunzi import rulebook
+from gunzi import presets, rulebook
+from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.errors import GunziError
@@ -25,6 +26,7 @@ from gunzi.engine.options import Option
 from gunzi.engine.rules import OPTIONS, PRESETS, Ruleset, preset, with_overrides
 from gunzi.engine.sim import bench as run_bench
 from gunzi.engine.sim import simulate as run_simulate
+from gunzi.progress import Reporter
 
 app = typer.Typer(
     help="Gunzi: 打滚子, classic 升级 and 步步为营 — rules engine, simulation and records.",
@@ -32,21 +34,16 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
-errors = Console(stderr=True)  # refusals go to stderr, so --json output stays parseable
+# Refusals go to stderr, so --json output stays parseable; one line each, never wrapped.
+errors = Console(stderr=True, soft_wrap=True)
 
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))]
-OptionOpt = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="Override a rule option, e.g. -o follow=live"),
-]
 
 
 def _rules(name: str, overrides: list[str] | None) -> Ruleset:
     try:
         return with_overrides(preset(name), overrides or [])
     except GunziError as exc:
-        errors.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+        _refuse(exc)
 
 
 def _emit_json(data: Any) -> None:
@@ -149,7 +146,7 @@ def _trick_table(events: list[dict[str, Any]]) -> Table:
 
 @app.command()
 def demo(
-    rules: RulesOpt = "gunzi",
+    rules: CardRulesOpt = "gunzi",
     seed: Annotated[int, typer.Option(help="Seed of the simulated match")] = 7,
     hand: Annotated[int, typer.Option(min=1, help="Which hand of the match to print")] = 1,
     option: OptionOpt = None,
@@ -200,55 +197,130 @@ def simulate(
     records_dir: Annotated[
         Path | None, typer.Option("--records", help="Write one record per match here")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
+                       ] = False,
     option: OptionOpt = None,
 ) -> None:
-    """Random legal players make every decision; print the figures."""
-    if rules.startswith("quoridor"):
-        from gunzi.quoridor.records import dumps as q_dumps
-        from gunzi.quoridor.rules import with_overrides as q_rules_with
-        from gunzi.quoridor.sim import simulate as q_simulate
+    """Random legal players make every decision; print the figures.
 
-        def write_record(k: int, game: Any, names: list[str]) -> None:
-            assert records_dir is not None
-            (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
-                q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
-
-        try:
-            q_rules = q_rules_with(rules, option)
-        except GunziError as exc:
-            errors.print(f"[red]{exc}[/red]")
-            raise typer.Exit(2) from None
-        if records_dir is not None:
-            _check_records_dir(records_dir)
-        out = q_simulate(q_rules, hands, seed,
-                         on_game=write_record if records_dir is not None else None)
+    A progress bar on stderr while it runs (on a terminal, without --json)."""
+    try:
+        presets.check(rules)  # the error lists every game's presets
+    except GunziError as exc:
+        _refuse(exc)
+    if presets.is_board(rules):
+        out = _simulate_board(rules, hands, seed, records_dir, as_json, option)
     else:
         ruleset = _rules(rules, option)
         if records_dir is not None:
             _check_records_dir(records_dir)
-        out = run_simulate(ruleset, hands, seed, records_dir)
+        with Reporter("simulate", hands, "hands", every=None, quiet=as_json) as bar:
+            out = run_simulate(ruleset, hands, seed, records_dir, bar.update)
     if as_json:
         _emit_json(out)
     else:
-        for key, value in out.items():
-            console.print(f"{key}: {value}")
+        what = "games" if presets.is_board(rules) else "hands"
+        console.print(_figures_table(f"simulate {rules}: {out.get(what)} {what}, seed {seed}",
+                                     out))
+
+
+def _simulate_board(rules: str, games: int, seed: int, records_dir: Path | None,
+                    quiet: bool, option: list[str] | None) -> dict[str, Any]:
+    """``simulate`` for 步步为营: random bots, one record per game if asked."""
+    from gunzi.quoridor.records import dumps as q_dumps
+    from gunzi.quoridor.rules import with_overrides as q_rules_with
+    from gunzi.quoridor.sim import simulate as q_simulate
+
+    try:
+        q_rules = q_rules_with(rules, option)
+    except GunziError as exc:
+        _refuse(exc)
+    if records_dir is not None:
+        _check_records_dir(records_dir)
+    with Reporter("simulate", games, "games", every=None, quiet=quiet) as bar:
+
+        def on_game(k: int, game: Any, names: list[str]) -> None:
+            if records_dir is not None:
+                (records_dir / f"{rules}-{seed}-{k:05d}.jsonl").write_text(
+                    q_dumps(game, names, {"seed": seed, "game_no": k}), encoding="utf-8")
+            bar.update(k + 1)
+
+        return q_simulate(q_rules, games, seed, on_game=on_game)
+
+
+def _refuse(exc: GunziError) -> NoReturn:
+    errors.print(f"[red]{escape(str(exc))}[/red]")
+    raise typer.Exit(2) from None
+
+
+# How the figures of simulate and bench read in a table (a key not listed: its own name).
+FIGURE_LABELS = {
+    "overrides": "options other than the preset's",
+    "hands_per_second": "hands per second",
+    "games_per_second": "games per second",
+    "decisions_per_second": "decisions per second",
+    "mean_attackers_score": "attackers' mean score",
+    "kou_rate": "抠底 (attackers take the kitty)",
+    "attackers_take_rate": "attackers take the deal",
+    "level_changes": "level changes",
+    "rounds_completed": "rounds completed",
+    "round_ends": "round ends",
+    "mean_tribute_cards": "mean tribute (cards)",
+    "dry_pot_rate": "干锅 (dry pot)",
+    "failed_throws": "failed throws",
+    "mean_moves": "mean turns per game",
+    "wins": "wins per seat",
+    "wins_by_bot": "wins per bot",
+    "walls_placed_mean": "mean walls placed",
+    "walls_placed": "walls placed",
+    "walls_left": "walls left",
+    "positions": "pawns",
+    "legal_actions_us": "legal_actions (µs per call)",
+    "view_us": "view (µs per call)",
+}
+
+
+def _figure(key: str, value: Any) -> str:
+    """One figure as a person reads it: rates in %, lists per seat (or bot), mappings listed."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2%}" if key.endswith("_rate") else f"{value:,.2f}"
+    if isinstance(value, list):
+        who = "bot" if key == "wins_by_bot" else "seat"
+        return " · ".join(f"{who} {i}: {v}" for i, v in enumerate(value)) or "–"
+    if isinstance(value, dict):
+        return " · ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) or "–"
+    return "–" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _figures_table(title: str | None, figures: dict[str, Any]) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_header=False)
+    table.add_column("figure", style="bold")
+    table.add_column("value", overflow="fold")
+    for key, value in figures.items():
+        table.add_row(FIGURE_LABELS.get(key, key.replace("_", " ")), escape(_figure(key, value)))
+    return table
 
 
 @app.command()
 def bench(
-    rules: RulesOpt = "gunzi",
+    rules: CardRulesOpt = "gunzi",
     hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
-    seed: Annotated[int, typer.Option()] = 1,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
+                       ] = False,
 ) -> None:
-    """Full random hands per second on one core, validation on."""
-    out = run_bench(_rules(rules, None), hands, seed)
+    """Full random hands per second on one core, validation on.
+
+    A progress bar on stderr while it runs (on a terminal, without --json)."""
+    ruleset = _rules(rules, None)
+    with Reporter("bench", hands, "hands", every=None, quiet=as_json) as bar:
+        out = run_bench(ruleset, hands, seed, bar.update)
     if as_json:
         _emit_json(out)
     else:
-        for key, value in out.items():
-            console.print(f"{key}: {value}")
+        console.print(_figures_table(f"bench {rules}: {hands} hands, seed {seed}", out))
 
 
 @app.command()
@@ -354,8 +426,7 @@ def _replay_board(file: Path, lines: list[dict[str, Any]], as_json: bool) -> Non
         _emit_json({"ok": True, **summary})
     else:
         console.print(f"{file}: {summary['rules']}, {summary['turns']} turns, all actions legal")
-        for key, value in summary.items():
-            console.print(f"  {key}: {value}")
+        console.print(_figures_table(None, summary))
 
 
 RULES_GAMES = ("cards", "quoridor", "ladder")
@@ -453,7 +524,7 @@ def rules_cmd(
     """Every rule option: its docs/rules.md clause, meaning, allowed values and each preset's value.
 
     Card games first, then 步步为营 and the ladder; the rules text's path comes first
-    (``--json``: ``documents``, the path per language).
+    (with --json: "documents", the path per language).
     """
     if game is not None and game not in RULES_GAMES:
         errors.print(f"[red]unknown --game {game!r}; valid: {', '.join(RULES_GAMES)}[/red]")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from gunzi.cli import app as cli_app
 from gunzi.quoridor import records
-from gunzi.quoridor.game import Wall
+from gunzi.quoridor.game import Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import preset
 from gunzi.tui.board_app import BoardApp
 from gunzi.tui.command import build_board
@@ -81,3 +82,103 @@ def test_build_board_and_cli_errors() -> None:
     assert rules.players == 4 and rules.jumps and names == ["search", "rule"]
     res = CliRunner().invoke(cli_app, ["play", "--rules", "quoridor-2", "--bots", "nobody"])
     assert res.exit_code == 2 and "nobody" in res.output
+
+
+async def _play(app: BoardApp, keys: list[str]) -> None:
+    """Press ``keys`` (each followed by a pause so the bots reply), then q."""
+    async with app.run_test(size=SIZE) as pilot:
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.press("q")
+
+
+def test_save_and_resume_goes_on_as_without_the_interruption(tmp_path: Path) -> None:
+    """A 4-player game saved after two of the human's moves and resumed ends up, after the
+    same further moves, exactly where the game played in one go ends up."""
+    from gunzi.tui.board_save import load_board
+
+    # step, step; then (keys that put the cursor on row 4 whatever it was) a wall, a step
+    to_row_4 = ["down"] * 9 + ["up"] * 3
+    moves = ["enter", "up", "enter", *to_row_4, "w", "enter", *to_row_4, "enter"]
+    whole = tmp_path / "whole.jsonl"
+    run(lambda: _play(BoardApp(preset("quoridor-4"), ["rule", "random", "rule"], seed=7,
+                               delay=0, lang="en", record=whole), moves))
+    part = tmp_path / "part.jsonl"
+    first = BoardApp(preset("quoridor-4"), ["rule", "random", "rule"], seed=7, delay=0,
+                     lang="en", record=part)
+    run(lambda: _play(first, moves[:3]))
+    stopped = first.game.key()
+    assert first.game.turns == 8 and first.game.to_move == 0
+
+    saved = load_board(part)
+    assert saved.game.key() == stopped  # the same position, the human to move
+    assert saved.bots == ["rule", "random", "rule"] and saved.seed == 7 and saved.lang == "en"
+    again = BoardApp(saved.game.rules, saved.bots, seed=saved.seed, lang=saved.lang or "zh",
+                     delay=0, record=part, game=saved.game, resumed_from=part)
+
+    async def resume() -> None:
+        async with again.run_test(size=SIZE) as pilot:
+            assert again.message.startswith(f"Resumed from {part}")
+            assert again.cursor == (3, 4)  # one square ahead of the pawn, as at the start
+            for key in moves[3:]:
+                await pilot.press(key)
+                await pilot.pause()
+            await pilot.press("q")
+
+    run(resume)
+    assert again.game.turns == 16 and len(again.game.walls) >= 1
+    assert part.read_text(encoding="utf-8") == whole.read_text(encoding="utf-8")
+    rep = records.replay(json.loads(line) for line in part.read_text().splitlines())
+    assert rep.game.key() == again.game.key()
+
+
+def test_play_resumes_a_board_game_and_names_the_right_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gunzi.tui import command
+
+    ran: list[BoardApp] = []
+
+    def fake_run(app: BoardApp) -> None:  # no terminal: a new game gets one move, then quits
+        ran.append(app)
+        if app.game.turns == 0:
+            app.game.apply(Move(0, (1, 4)))
+            app.save()
+
+    monkeypatch.setattr(command, "run_board_app", fake_run)
+    record = tmp_path / "q.jsonl"
+    runner = CliRunner()
+    res = runner.invoke(cli_app, ["play", "-r", "quoridor-2", "--bots", "random", "--seed", "4",
+                                  "--record", str(record), "--lang", "en"])
+    assert res.exit_code == 0, res.output
+    assert f"continue with: gunzi play --resume {record}" in res.stdout
+    assert "gunzi replay" not in res.stdout
+    res = runner.invoke(cli_app, ["play", "--resume", str(record), "--seed", "9"])
+    assert res.exit_code == 0, res.output
+    app = ran[-1]
+    assert app.game.turns == 1 and app.game.positions[0] == (1, 4)  # the saved move, not anew
+    assert app.bot_names == ["you", "random"] and app.seed == 4 and app.lang == "en"
+    assert app.record == record and "note: --seed ignored" in res.stderr
+    # a finished game is checked, not continued
+    monkeypatch.setattr(QuoridorGame, "is_over", property(lambda self: True))
+    res = runner.invoke(cli_app, ["play", "--resume", str(record)])
+    assert res.exit_code == 0 and f"check it with: gunzi replay {record}" in res.stdout
+    assert "--resume" not in res.stdout
+    # an unknown preset names every game's presets
+    res = runner.invoke(cli_app, ["play", "-r", "quoridor-9"])
+    assert res.exit_code == 2
+    assert "gunzi, classic-1, classic-2, classic-3, quoridor-2, quoridor-4" in res.stderr
+
+
+def test_a_failed_save_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    app = BoardApp(preset("quoridor-2"), ["random"], seed=1, delay=0,
+                   record=tmp_path / "no-such-dir" / "q.jsonl")
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.game.turns == 2  # the move and the bot's reply were made
+            assert app.message == "保存失败: No such file or directory"
+
+    run(body)

@@ -715,3 +715,91 @@ def test_trump_unknown_while_drawing_is_not_no_trump() -> None:
     m = Match(preset("classic-2", no_declaration="no-trump"), auto_deal=False)
     assert m.phase is Phase.DEAL and m.trump == -1
     assert view(m, 0)["no_trump"] is False
+
+
+def _declaring_bots(session: Session) -> None:
+    """Bots that make the longest declaration open to them (else the first legal action),
+    so who declares does not depend on a bot's taste."""
+    def choose() -> Any:
+        m = session.match
+        assert m.to_act is not None
+        legal = list(m.legal_actions(m.to_act)) if m.phase is Phase.DRAW else []
+        declares = [a for a in legal if a.kind is Kind.DECLARE]
+        if declares:
+            return max(declares, key=lambda a: len(a.cards))
+        return m.legal_actions(m.to_act).sample(session_rng)
+
+    import random
+    session_rng = random.Random(1)
+    session.bot_action = choose  # type: ignore[method-assign]
+
+
+def _unasked_status(session: Session, lang: str) -> str:
+    """Play until the human's first decision after the draw; return the status line."""
+    app = GunziApp(session, lang=lang, delay=0)
+    seen: list[str] = []
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE):
+            assert session.match.phase is not Phase.DRAW
+            assert session._asked_hand != session.match.hand_no  # never asked to declare
+            seen.append(app.status)
+
+    run(body)
+    return seen[0]
+
+
+def test_a_draw_that_never_asks_the_player_says_why(tmp_path: Path) -> None:
+    """打滚子's first hand: East shows the first BJ, which cannot be overturned, so seat 0
+    is never asked; the status line says so instead of leaving a silent skip."""
+    rules = preset("gunzi")
+    deck = stacked_first_deck(rules, 0, ["3S 4S 5S", "BJ", None, None])
+    session = Session(rules, bots=["random"] * 3, seed=3, record_path=tmp_path / "g.jsonl",
+                      first_deck=deck, first_seat=0)
+    _declaring_bots(session)
+    status = _unasked_status(session, "zh")
+    assert status.splitlines()[0] == "这一局没有可亮的主: 大王已被下家抢亮, 首局不能反"
+
+
+def _classic_unasked(tmp_path: Path, name: str, mine: list[str], west: str | None,
+                     lang: str) -> str:
+    """The status after a classic draw in which seat 0 draws ``mine`` and West ``west``."""
+    rules = preset(name)
+    deck = stacked_first_deck(rules, 0, [" ".join(mine), None, None, west])
+    session = Session(rules, bots=["random"] * 3, seed=4, record_path=tmp_path / "c.jsonl",
+                      first_deck=deck, first_seat=0)
+    _declaring_bots(session)
+    return _unasked_status(session, lang).splitlines()[0]
+
+
+NO_TWO_NO_JOKER = [n for n in C.NAMES if n[0] != "2" and n not in ("LJ", "BJ")]
+
+
+def test_no_level_card_no_declaration_in_classic(tmp_path: Path) -> None:
+    """Classic, one deck, level 2: seat 0 holds no 2 and no joker, so it can never declare
+    (classic has no joker declarations, [I-12])."""
+    assert _classic_unasked(tmp_path, "classic-1", NO_TWO_NO_JOKER[:12], None, "en") == (
+        "No declaration open to you this deal (it needs a level card 2)")
+
+
+def test_a_declaration_too_strong_to_overturn_is_named(tmp_path: Path) -> None:
+    """Classic, two decks: West draws 2♥ 2♥ before seat 0's only 2 (2♣) comes, and declares
+    the pair; a single 2 cannot overturn it, so seat 0 is never asked."""
+    mine = [*NO_TWO_NO_JOKER[:24], "2C"]
+    assert _classic_unasked(tmp_path, "classic-2", mine, "2H 2H", "zh") == (
+        "这一局没有可亮的主: 反上家的 2♥ 2♥ 需要更多张同花色的级牌 2")
+
+
+def test_a_player_who_was_asked_gets_no_such_note(tmp_path: Path) -> None:
+    session = dealer_session(tmp_path)
+    app = GunziApp(session, lang="zh", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.turn is not None and app.turn.kind is Kind.DECLARE
+            await pilot.press("P")  # pass this deal's asks
+            await pilot.pause()
+            assert session.match.phase is not Phase.DRAW
+            assert "没有可亮的主" not in app.status and not session.unasked_draws
+
+    run(body)

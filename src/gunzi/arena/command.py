@@ -9,20 +9,16 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from gunzi import presets
 from gunzi.arena.bank import default_id, generated_bank, load_bank, make_bank
 from gunzi.arena.runner import ArenaConfig, parse_bots, run_arena
 from gunzi.arena.runner import Progress as RunProgress
+from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
 from gunzi.engine.errors import GunziError
-from gunzi.engine.rules import PRESETS, Ruleset, preset, with_overrides
-
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: " + ", ".join(PRESETS))]
-OptionOpt = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="Override a rule option, e.g. -o follow=live"),
-]
+from gunzi.engine.rules import Ruleset, preset, with_overrides
+from gunzi.progress import Reporter
 
 
 def _err() -> Console:
@@ -83,42 +79,16 @@ def _print_report(report: dict[str, Any]) -> None:
                   f"{report['workers']} worker(s)")
 
 
-class _Reporter:
-    """Progress on stderr: a rich bar on a terminal, else one line every ``every`` pairs."""
+class _Reporter(Reporter):
+    """The arena's progress: pairs played, A's net levels per hand so far (and SPRT)."""
 
     def __init__(self, total: int, every: int, quiet: bool) -> None:
-        self.total = total
-        self.every = every if every > 0 else max(25, total // 10)
-        self.quiet = quiet
-        self.bar: Progress | None = None
-        self.task: Any = None
-        if not quiet and sys.stderr.isatty():
-            self.bar = Progress(
-                TextColumn("arena"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[net]}"), TimeElapsedColumn(),
-                console=Console(stderr=True), transient=True,
-            )
-
-    def __enter__(self) -> _Reporter:
-        if self.bar is not None:
-            self.bar.start()
-            self.task = self.bar.add_task("pairs", total=self.total, net="")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        super().__init__("arena", total, "pairs", every=every, quiet=quiet)
 
     def __call__(self, p: RunProgress) -> None:
-        if self.quiet:
-            return
         ci = f" ± {p.half_width:.4f}" if p.half_width is not None else ""
         text = f"net {p.net:+.4f}{ci} lv/hand" + (f", SPRT {p.sprt}" if p.sprt else "")
-        if self.bar is not None:
-            self.bar.update(self.task, completed=p.done, net=text)
-        elif p.done % self.every == 0 or p.done == p.total:
-            sys.stderr.write(f"arena: {p.done}/{p.total} pairs, {text}, {p.seconds:.1f} s\n")
-            sys.stderr.flush()
+        self.update(p.done, text, p.seconds)
 
 
 def arena(
@@ -149,9 +119,13 @@ def arena(
 ) -> None:
     """Duplicate match: every deal twice, A at seats 0+2 then at 1+3; report A's net levels.
 
-    With ``--rules quoridor-2|quoridor-4`` each of the ``--deals`` pairs is a seeded opening
-    played twice with sides swapped (see :mod:`gunzi.arena.board`)."""
-    if rules.startswith("quoridor"):
+    With --rules quoridor-2 or quoridor-4 each of the --deals pairs is a seeded opening
+    played twice with sides swapped (docs/quoridor.md)."""
+    try:
+        presets.check(rules)  # the error lists every game's presets
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    if presets.is_board(rules):
         _board_arena(bots, rules, deals, seed, workers, pairs, as_json, quiet, option)
         return
     ruleset = _rules(rules, option)
@@ -211,7 +185,7 @@ def _board_arena(bots: str, rules: str, deals: int, seed: int, workers: int,
 
 def bank_make(
     path: Annotated[Path, typer.Argument(help="File to write (.jsonl); must not exist")],
-    rules: RulesOpt = "gunzi",
+    rules: CardRulesOpt = "gunzi",
     deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals")] = 2000,
     seed: Annotated[int, typer.Option(help="Creation seed")] = 1,
     bank_id: Annotated[str | None, typer.Option("--id", help="Bank id (default "

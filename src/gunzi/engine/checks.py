@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 SEED_LIMIT = 2**256
 
 
+def clause(m: Match, part_a: str, classic: str = "B") -> str:
+    """The clause of docs/rules.md an error cites: ``part_a`` in 打滚子; classic 升级 cites its own
+    Part B (no numbered sub-clauses), with the Part A clause it adopts where it says so
+    (``B/A4.2``: Part B declares "with the A4.2 overturn ladder")."""
+    return part_a if m.rules.is_gunzi else classic
+
+
 def _show(cards: Sequence[Card]) -> str:
     return " ".join(NAMES[c] for c in cards) or "no cards"
 
@@ -32,10 +39,11 @@ def verify_deal(m: Match, action: Action) -> None:
     if action.deck is not None and sorted(action.deck) != sorted(C.deck(m.rules.decks)):
             raise IllegalActionError(
                 f"the deck must hold exactly {m.rules.decks} full deck(s) "
-                f"({54 * m.rules.decks} cards)", "A1"
+                f"({54 * m.rules.decks} cards)", clause(m, "A1")
             )
     if action.first_seat is not None and not m.first:
-        raise IllegalActionError("only a first hand of a round has a chosen start seat", "A4")
+        raise IllegalActionError("only a first hand of a round has a chosen start seat",
+                                 clause(m, "A4"))
     if m.deal_seed(action.seed) != action.seed:
         raise IllegalActionError(
             f"the second play of duplicate board {m.hand_no // 2 + 1} repeats the first "
@@ -51,13 +59,14 @@ def verify_declare(m: Match, action: Action) -> None:
     if any(c != cards[0] for c in cards) or len(cards) > 3:
         raise IllegalActionError(
             f"seat {seat} declares with {_show(cards)}: a declaration shows 1, 2 or 3 "
-            "identical cards", "A4.2"
+            "identical cards", clause(m, "A4.2", "B/A4.2")
         )
     err = GT.held_error(cards, m.hands[seat])
     if err:
-        raise IllegalActionError(f"seat {seat} declares {_show(cards)} but {err}", "A4")
+        raise IllegalActionError(f"seat {seat} declares {_show(cards)} but {err}",
+                                 clause(m, "A4"))
     if Action(Kind.DECLARE, seat, cards, action.suit) not in m.declarations(seat):
-        raise IllegalActionError(_why_not_declaration(m, action), "A4.2")
+        raise IllegalActionError(_why_not_declaration(m, action), clause(m, "A4.2", "B/A4.2"))
 
 def _why_not_declaration(m: Match, action: Action) -> str:
     cards = action.cards
@@ -147,10 +156,12 @@ def verify_bury(m: Match, action: Action) -> None:
     k = m.rules.kitty_size
     if len(cards) != k:
         raise IllegalActionError(
-            f"seat {seat} buries {_show(cards)}: must bury {k} cards, not {len(cards)}", "A6.3")
+            f"seat {seat} buries {_show(cards)}: must bury {k} cards, not {len(cards)}",
+            clause(m, "A6.3"))
     err = GT.held_error(cards, m.hands[seat])
     if err:
-        raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}", "A6.3")
+        raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}",
+                                 clause(m, "A6.3"))
     if m.rules.is_gunzi and LJ in cards:
         kept_bj = m.hands[seat][BJ] - cards.count(BJ)
         if kept_bj:

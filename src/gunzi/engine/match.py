@@ -67,7 +67,7 @@ PHASE_KIND = {
 
 
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
-# The clause that says whose turn it is, for out-of-turn errors (classic play: Part B).
+# The clause that says whose turn it is, for out-of-turn errors (classic: Part B).
 PHASE_RULE = {
     Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
     Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
@@ -150,7 +150,8 @@ class Match:
         self.levels = list(levels) if levels is not None else [start, start]
         if dealer is None and self.levels[0] != self.levels[1]:
             raise IllegalActionError(
-                "the first hand of a round is played with both teams at the same level", "A3"
+                "the first hand of a round is played with both teams at the same level",
+                "A3" if self.rules.is_gunzi else "B",
             )
         self.events: list[Event] = []
         self.hand_no = 0
@@ -974,8 +975,7 @@ class Match:
                                          else 0 <= seat <= 3):
             what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
             raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-        rule = PHASE_RULE[self.phase] if self.rules.is_gunzi or self.phase is not Phase.PLAY \
-            else "B"
+        rule = checks.clause(self, PHASE_RULE[self.phase])
         if self.phase is Phase.OVER:
             raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
         expected = " or ".join(k.value for k in PHASE_KIND[self.phase])

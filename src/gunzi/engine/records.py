@@ -74,14 +74,27 @@ def write(path: str | Path, head: dict[str, Any], events: Iterable[dict[str, Any
     Path(path).write_text(dumps(head, events), encoding="utf-8")
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON line and where, as a sentence: ``invalid control character
+    at column 31 (a tab or line break inside a string must be written \\t or \\n)``."""
+    end = len(exc.doc.rstrip())
+    if exc.pos >= end:
+        return f"the line ends at column {end} before its JSON value is complete (cut short?)"
+    what = exc.msg.removesuffix(" at")
+    text = f"{what[:1].lower()}{what[1:]} at column {exc.colno}"
+    if what.startswith("Invalid control character"):
+        text += r" (a tab or line break inside a string must be written \t or \n)"
+    return text
+
+
 def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
     for number, line in enumerate(stream):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line.rstrip("\r\n"))  # columns count within the line
         except json.JSONDecodeError as exc:
-            raise RecordError(f"line {number + 1} is not JSON: {exc.msg}") from None
+            raise RecordError(f"line {number + 1} is not JSON: {json_problem(exc)}") from None
         if not isinstance(data, dict):
             raise RecordError(f"line {number + 1} is not a JSON object")
         yield data

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,10 @@ def play_random_hands(
     hands: int,
     seed: int,
     records_dir: Path | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int, int, float]:
-    """Play ``hands`` hands with random players; return (results, decisions, matches, seconds)."""
+    """Play ``hands`` hands with random players; return (results, decisions, matches, seconds).
+    ``progress(n)`` is called after the n-th hand (the CLI shows a bar with it)."""
     master = random.Random(seed)
     players = random.Random(master.getrandbits(64))
     results: list[dict[str, Any]] = []
@@ -57,6 +60,8 @@ def play_random_hands(
             decisions += 1
             if len(match.results) > done:
                 results.append(match.results[-1])
+                if progress is not None:
+                    progress(len(results))
         if records_dir is not None:
             records_dir.mkdir(parents=True, exist_ok=True)
             head = records.header(match, seed=match_seed)
@@ -65,10 +70,11 @@ def play_random_hands(
     return results, decisions, matches, time.perf_counter() - start
 
 
-def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = None
-             ) -> dict[str, Any]:
+def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = None,
+             progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """The figures `gunzi simulate --json` prints."""
-    results, decisions, matches, seconds = play_random_hands(rules, hands, seed, records_dir)
+    results, decisions, matches, seconds = play_random_hands(rules, hands, seed, records_dir,
+                                                             progress)
     n = len(results) or 1
     changes = Counter(level_change(r) for r in results)
     rounds = sum(1 for r in results if r.get("round_winner") is not None)
@@ -99,9 +105,11 @@ def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = N
     return out
 
 
-def bench(rules: Ruleset, hands: int, seed: int) -> dict[str, Any]:
-    """Full random hands per second on one core, and the cost of single API calls."""
-    _, decisions, _, seconds = play_random_hands(rules, hands, seed)
+def bench(rules: Ruleset, hands: int, seed: int,
+          progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Full random hands per second on one core, and the cost of single API calls
+    (``progress`` as for :func:`play_random_hands`)."""
+    _, decisions, _, seconds = play_random_hands(rules, hands, seed, progress=progress)
     # Per-call costs, measured on positions met in a real hand.
     match = Match(rules, random.Random(seed))
     rng = random.Random(seed)

@@ -35,7 +35,13 @@ def review_command(
         text = record.read_text(encoding="utf-8")
         budget = Budget(rollouts=rollouts, early=max(1, rollouts * 2 // 5))
         out = review(text, hand, seat, budget=budget, seed=seed, lang=lang)
-    except (OSError, UnicodeDecodeError, GunziError) as exc:
+    except OSError as exc:  # as gunzi replay: a file that cannot be read is a usage error
+        print(f"cannot read {record}: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    except UnicodeDecodeError:
+        print(f"cannot read {record}: not UTF-8 text", file=sys.stderr)
+        raise typer.Exit(2) from None
+    except GunziError as exc:
         print(f"{record}: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
     if as_json:

@@ -116,6 +116,7 @@ class GunziApp(App[Path | None]):
         self._summary_open = False
         self._bot_errors_seen = 0
         self._jokerless_seen = session.jokerless_passes
+        self._unasked_seen = len(session.unasked_draws)
         self._quit_unsaved = False  # q pressed once although saving failed
         self._save_error = ""
         self.saved_to: Path | None = None
@@ -226,9 +227,15 @@ class GunziApp(App[Path | None]):
         if s.save_error is not None:  # shown once: the next save tries again
             self.set_status(t(self.lang, "status.save_failed", err=s.save_error), error=True)
             s.save_error = None
+        notes = []  # both can come in one refresh (the draw, then the joker-burying asks)
+        if len(s.unasked_draws) > self._unasked_seen:
+            self._unasked_seen = len(s.unasked_draws)
+            notes.append(self._unasked_text(s.unasked_draws[-1]))
         if s.jokerless_passes > self._jokerless_seen:
             self._jokerless_seen = s.jokerless_passes
-            self.set_status(t(self.lang, "status.no_jokers"))
+            notes.append(t(self.lang, "status.no_jokers"))
+        if notes:
+            self.set_status("\n".join(notes))
         if len(s.bot_errors) > self._bot_errors_seen:
             seat, err = s.bot_errors[-1]
             self._bot_errors_seen = len(s.bot_errors)
@@ -245,6 +252,14 @@ class GunziApp(App[Path | None]):
         keys = t(self.lang, "keys")
         self.texts["keys"] = keys
         self.query_one("#keys", Static).update(Text(keys))
+
+    def _unasked_text(self, why: dict[str, Any]) -> str:
+        lang = self.lang
+        jokers = t(lang, "status.no_declare.jokers") if why.get("jokers") else ""
+        seat = seat_name(lang, why["seat"]) if "seat" in why else ""
+        cards = cards_plain(why.get("cards", []), lang)
+        return t(lang, f"status.no_declare.{why['why']}", r=why.get("r", ""), jokers=jokers,
+                 seat=seat, cards=cards)
 
     def _note_failed_throws(self, events: list[dict[str, Any]]) -> None:
         """A failed throw (classic) changes what was played: say so in the status line, since

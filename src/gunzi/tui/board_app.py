@@ -6,13 +6,18 @@ Keys: arrows move the cursor; Enter/Space moves the pawn to the cursor square or
 the previewed wall; ``w`` toggles wall mode, ``r`` turns the wall; ``l`` switches the
 language; ``q`` quits. A mouse click on a highlighted square moves there; in wall mode a
 click puts the preview there and a second click on the same spot places it.
+
+The record (saved after every action) is an ordinary 步步为营 record whose header carries a
+side field ``"tui"`` (bots, seed, language). :func:`resume_board` replays it and the game
+goes on where it stopped; a bot's randomness is seeded by the game seed and the turn, so a
+resumed game plays on as it would have without the interruption (docs/quoridor.md).
 """
 
 from __future__ import annotations
 
-import random
+import secrets
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -21,10 +26,12 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from gunzi.engine.errors import GunziError
+from gunzi.quoridor import records
 from gunzi.quoridor.bots import Bot, make_bot
 from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
-from gunzi.quoridor.records import dumps
 from gunzi.quoridor.rules import QuoridorRules
+from gunzi.tui.board_save import TUI_FORMAT, TUI_VERSION
+from gunzi.tui.session import seeded
 
 HUMAN = 0
 PAWN_STYLES = ("bold white on blue", "bold white on red", "bold black on yellow",
@@ -35,7 +42,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "dist": "步数", "mode.move": "走棋", "mode.wall": "放木块",
         "keys": "方向键 移动光标  回车/空格 确定  w 走棋/放木块  r 转向  l English  q 退出",
         "won": "获胜！", "draw": "平局（回合上限）", "illegal": "不行：", "over": "对局结束",
-        "thinking": "电脑思考中…",
+        "thinking": "电脑思考中…", "resumed": "已从 {path} 继续（已下 {turn} 手）",
+        "save_failed": "保存失败: {err}",
     },
     "en": {
         "title": "Bubu Weiying (Quoridor)", "you": "you", "bot": "bot", "turn": "to move",
@@ -43,6 +51,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "keys": "arrows cursor  Enter/Space confirm  w move/wall  r rotate  l 中文  q quit",
         "won": "wins!", "draw": "draw (turn limit)", "illegal": "Not allowed: ",
         "over": "game over", "thinking": "bot thinking…",
+        "resumed": "Resumed from {path} (after {turn} turns)",
+        "save_failed": "Saving failed: {err}",
     },
 }
 
@@ -78,14 +88,16 @@ class BoardApp(App[Path | None]):
     """
 
     def __init__(self, rules: QuoridorRules, bots: list[str], *, seed: int | None = None,
-                 lang: str = "zh", delay: float = 0.4, record: Path | None = None) -> None:
+                 lang: str = "zh", delay: float = 0.4, record: Path | None = None,
+                 game: QuoridorGame | None = None, resumed_from: Path | None = None) -> None:
         super().__init__()
-        self.game = QuoridorGame(rules)
+        self.game = game if game is not None else QuoridorGame(rules)
         names = (bots or ["rule"]) * rules.players
         self.bot_names = ["you", *names[: rules.players - 1]]
         self.bots: list[Bot | None] = [None, *(make_bot(b) for b in self.bot_names[1:])]
-        self.rng = random.Random(seed)  # noqa: S311 - bots' choices, reproducible by seed
+        self.seed = seed if seed is not None else secrets.randbits(63)
         self.lang = lang
+        self.resumed_from = resumed_from
         self.delay = delay
         self.record = record
         self.n = rules.board_size
@@ -93,7 +105,8 @@ class BoardApp(App[Path | None]):
         self.cursor = (min(start[0] + 1, self.n - 1), start[1])
         self.wall_mode = False
         self.orientation = "h"
-        self.message = ""
+        self.message = (TEXTS[lang]["resumed"].format(path=resumed_from, turn=self.game.turns)
+                        if resumed_from is not None else "")
 
     # ---- text
 
@@ -241,14 +254,27 @@ class BoardApp(App[Path | None]):
             return
         bot = self.bots[seat]
         assert bot is not None
-        self.game.apply(bot.choose(self.game, seat, self.rng))
+        rng = seeded(self.seed, self.game.turns, seat)  # the same choice after a resume
+        self.game.apply(bot.choose(self.game, seat, rng))
         self.save()
         self.refresh_view()
         self.schedule_bots()
 
+    def tui_field(self) -> dict[str, Any]:
+        return {"format": TUI_FORMAT, "version": TUI_VERSION, "human": HUMAN,
+                "bots": self.bot_names[1:], "seed": self.seed, "prefs": {"lang": self.lang}}
+
     def save(self) -> None:
-        if self.record is not None:
-            self.record.write_text(dumps(self.game, self.bot_names), encoding="utf-8")
+        """Write the record whole, then move it into place: a crash never leaves half a file."""
+        if self.record is None:
+            return
+        tmp = self.record.with_name(self.record.name + ".tmp")
+        try:
+            tmp.write_text(records.dumps(self.game, self.bot_names, {"tui": self.tui_field()}),
+                           encoding="utf-8")
+            tmp.replace(self.record)
+        except OSError as exc:  # a full disk must not end the game: say so, play on
+            self.message = self.t("save_failed").format(err=exc.strerror or exc)
 
     def action_cursor(self, dr: int, dc: int) -> None:
         top = self.n - 2 if self.wall_mode else self.n - 1
@@ -281,6 +307,7 @@ class BoardApp(App[Path | None]):
     def action_lang(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"
         self.title = self.t("title")
+        self.save()  # the language is kept for a resume
         self.refresh_view()
 
     def action_quit_game(self) -> None:
@@ -311,10 +338,4 @@ class BoardApp(App[Path | None]):
         self.refresh_view()
 
 
-def run_board(rules: QuoridorRules, bots: list[str], *, seed: int | None, lang: str,
-              delay: float, record: Path | None) -> Path | None:
-    """Run the app until the player quits; return the record path."""
-    return BoardApp(rules, bots, seed=seed, lang=lang, delay=delay, record=record).run()
-
-
-__all__ = ["BoardApp", "run_board"]
+__all__ = ["BoardApp"]

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gunzi import presets
 from gunzi.engine.errors import GunziError
-from gunzi.engine.rules import PRESETS, preset, with_overrides
+from gunzi.engine.rules import preset, with_overrides
+from gunzi.tui.board_save import is_board_record, load_board
 from gunzi.tui.i18n import LANGS
 from gunzi.tui.session import Session, parse_bots
+
+if TYPE_CHECKING:
+    from gunzi.tui.board_app import BoardApp
 
 
 def default_record_path() -> Path:
@@ -45,35 +50,58 @@ def run_app(session: Session, *, lang: str | None, delay: float) -> Path | None:
     return GunziApp(session, lang=lang, delay=delay).run()
 
 
-def build_board(rules: str, option: list[str] | None,
-                bots: str | None) -> tuple[Any, list[str]]:
-    """The 步步为营 rules and bot names `gunzi play --rules quoridor-*` would use."""
+def board_bots(bots: str | None, default: list[str] | None = None) -> list[str]:
+    """The 步步为营 bot names of ``--bots`` (``default`` when not given), each checked."""
     from gunzi.quoridor.bots import BOTS
-    from gunzi.quoridor.rules import with_overrides
 
-    ruleset = with_overrides(rules, option)
-    names = [b.strip() for b in (bots or "rule").split(",") if b.strip()]
+    names = ([b.strip() for b in bots.split(",") if b.strip()] if bots is not None
+             else default or ["rule"])
     for name in names:
         if name not in BOTS:
             raise GunziError(f"unknown 步步为营 bot {name!r}; valid bots: {', '.join(BOTS)}")
-    return ruleset, names
+    return names
 
 
-def play_board(rules: str, option: list[str] | None, bots: str | None, seed: int | None,
-               lang: str, delay: float, record: Path | None) -> None:
-    """Run the 步步为营 terminal app (seat 0 is the human)."""
-    from gunzi.tui.board_app import run_board
+def build_board(rules: str, option: list[str] | None,
+                bots: str | None) -> tuple[Any, list[str]]:
+    """The 步步为营 rules and bot names `gunzi play --rules quoridor-*` would use."""
+    from gunzi.quoridor.rules import with_overrides
 
-    try:
-        ruleset, names = build_board(rules, option, bots)
-    except GunziError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
-    where = record or default_record_path()
-    run_board(ruleset, names, seed=seed, lang=lang, delay=delay, record=where)
-    if where.exists():
-        typer.echo(f"record: {where}")
+    return with_overrides(rules, option), board_bots(bots)
+
+
+def build_board_app(*, rules: str, option: list[str] | None, bots: str | None,
+                    seed: int | None, lang: str | None, delay: float, record: Path | None,
+                    resume: Path | None) -> BoardApp:
+    """The 步步为营 app `gunzi play` would run (raises GunziError with a readable message).
+    With ``resume``: the saved game, its bots (unless ``bots``), seed and language (unless
+    ``lang``), saved back to the same file unless ``record`` says otherwise."""
+    from gunzi.tui.board_app import BoardApp
+
+    if resume is not None:
+        saved = load_board(resume)
+        return BoardApp(saved.game.rules, board_bots(bots, saved.bots), seed=saved.seed,
+                        lang=lang or saved.lang or "zh", delay=delay,
+                        record=record or resume, game=saved.game, resumed_from=resume)
+    ruleset, names = build_board(rules, option, bots)
+    return BoardApp(ruleset, names, seed=seed, lang=lang or "zh", delay=delay,
+                    record=record or default_record_path())
+
+
+def run_board_app(app: BoardApp) -> None:
+    """Run the 步步为营 app until the player quits (tests replace this)."""
+    app.run()
+
+
+def print_record_hint(where: Path | None, over: bool) -> None:
+    """Where the record is, and the command that goes on with it (or checks a finished one)."""
+    if where is None or not where.exists():
+        return
+    typer.echo(f"record: {where}")
+    if over:  # nothing left to continue
         typer.echo(f"check it with: gunzi replay {where}")
+    else:
+        typer.echo(f"continue with: gunzi play --resume {where}")
 
 
 def given(ctx: typer.Context, name: str) -> bool:
@@ -91,7 +119,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         rules: Annotated[
             str, typer.Option("--rules", "-r",
-                              help="Preset: " + ", ".join([*PRESETS, "quoridor-2", "quoridor-4"]))
+                              help="Preset: " + presets.listing())
         ] = "gunzi",
         option: Annotated[
             list[str] | None,
@@ -113,7 +141,8 @@ def register(app: typer.Typer) -> None:
             float, typer.Option(min=0.0, help="Seconds between bot card plays (0 = instant)")
         ] = 0.6,
         resume: Annotated[
-            Path | None, typer.Option("--resume", help="Continue a match saved by gunzi play")
+            Path | None,
+            typer.Option("--resume", help="Continue a game saved by gunzi play (any game)"),
         ] = None,
         record: Annotated[
             Path | None,
@@ -124,13 +153,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play 打滚子 (or classic 升级) in the terminal: you are seat 0, bots play 1-3.
 
-        With ``--rules quoridor-2|quoridor-4``: 步步为营, bots ``random``/``rule``/``search``."""
+        With --rules quoridor-2 or quoridor-4: 步步为营 (bots random, rule, search).
+        --resume continues a saved game of either kind."""
         if lang is not None and lang not in LANGS:
             typer.echo(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}", err=True)
             raise typer.Exit(2)
-        if rules.startswith("quoridor"):
-            play_board(rules, option, bots, seed, lang or "zh", delay, record)
-            return
         if resume is not None:
             ignored = [flag for name, flag in (("rules", "--rules"), ("option", "--option"),
                                                ("seed", "--seed"))
@@ -139,16 +166,22 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"note: {', '.join(ignored)} ignored: the rules and the seed come "
                            f"from {resume}", err=True)
         try:
-            session = build_session(rules=rules, option=option, bots=bots, seed=seed,
-                                    resume=resume, record=record)
+            if resume is None:
+                presets.check(rules)  # the error lists every game's presets
+            board = (is_board_record(resume) if resume is not None
+                     else presets.is_board(rules))
+            if board:
+                app = build_board_app(rules=rules, option=option, bots=bots, seed=seed,
+                                      lang=lang, delay=delay, record=record, resume=resume)
+            else:
+                session = build_session(rules=rules, option=option, bots=bots, seed=seed,
+                                        resume=resume, record=record)
         except GunziError as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(2) from None
+        if board:
+            run_board_app(app)
+            print_record_hint(app.record, app.game.is_over)
+            return
         saved = run_app(session, lang=lang, delay=delay)
-        where = saved or session.record_path
-        if where is not None and where.exists():
-            typer.echo(f"record: {where}")
-            if session.over:  # nothing left to continue
-                typer.echo(f"check it with: gunzi replay {where}")
-            else:
-                typer.echo(f"continue with: gunzi play --resume {where}")
+        print_record_hint(saved or session.record_path, session.over)

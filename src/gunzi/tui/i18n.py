@@ -95,6 +95,13 @@ TEXT: dict[str, dict[str, str]] = {
         "status.failed_throw": "{seat}甩牌失败: {cards} 甩不出, 改出 {played}",
         "status.no_pass": "这一步不能不要: 请{verb}",
         "status.no_jokers": "你没有王: 自动不扣王",
+        # A draw that never asked the human: say why, or it looks as if they were skipped.
+        "status.no_declare.first": "这一局没有可亮的主: 首局要亮一张大王, 你没有",
+        "status.no_declare.grabbed": "这一局没有可亮的主: 大王已被{seat}抢亮, 首局不能反",
+        "status.no_declare.level": "这一局没有可亮的主 (需要级牌 {r}{jokers})",
+        "status.no_declare.overturn": "这一局没有可亮的主: 反{seat}的 {cards} "
+                                      "需要更多张同花色的级牌 {r}{jokers}",
+        "status.no_declare.jokers": " 或三张王",
         "status.quit_unsaved": "保存失败: {err} · 再按一次 q 不保存退出",
         "status.bot_fallback": "{name} 机器人不可用, 改用 random",
         "status.bot_error": "{seat} 的机器人出错 ({err}), 改为随机合法动作",
@@ -253,6 +260,16 @@ TEXT: dict[str, dict[str, str]] = {
                                "{played} was played",
         "status.no_pass": "You cannot pass here: you must {verb}",
         "status.no_jokers": "You hold no joker: no joker buried",
+        "status.no_declare.first": "No declaration open to you this deal: the first hand "
+                                   "is declared with a big joker, and you had none",
+        "status.no_declare.grabbed": "No declaration open to you this deal: {seat} grabbed "
+                                     "the big joker (a first hand cannot be overturned)",
+        "status.no_declare.level": "No declaration open to you this deal (it needs a level "
+                                   "card {r}{jokers})",
+        "status.no_declare.overturn": "No declaration open to you this deal: overturning "
+                                      "{seat}'s {cards} needs more level cards {r} of one "
+                                      "suit{jokers}",
+        "status.no_declare.jokers": " or three jokers",
         "status.quit_unsaved": "Saving failed: {err} · press q again to quit without saving",
         "status.bot_fallback": "bot {name} is not available; using random",
         "status.bot_error": "the bot of {seat} failed ({err}); it played a random legal action",

@@ -163,6 +163,9 @@ class Session:
         self.autopass_hand: int | None = None  # hand in which declaring asks are passed
         self.bot_errors: list[tuple[int, str]] = []
         self.jokerless_passes = 0  # joker-burying asks passed for a human holding no joker
+        # Draws that ended without asking the human to declare, each with why (see unasked()).
+        self.unasked_draws: list[dict[str, Any]] = []
+        self._asked_hand: int | None = None  # the last hand whose draw asked the human
         self.prefs: dict[str, Any] = {}  # the screen's settings, kept in the record
         self.resumed_from: Path | None = None
         self.save_error: str | None = None  # why the last automatic save failed
@@ -255,8 +258,14 @@ class Session:
     def _apply(self, action: Action) -> Event:
         m = self.match
         done = len(m.results)
+        before = m.phase
+        if before is Phase.DRAW and action.seat == HUMAN:
+            self._asked_hand = m.hand_no
         ev = m.apply(action)
         self.hand_actions.append(action)
+        dealing = (Phase.DEAL, Phase.DRAW)
+        if before in dealing and m.phase not in dealing and self._asked_hand != m.hand_no:
+            self.unasked_draws.append(self.unasked())
         if len(m.results) > done:
             self.summary = m.results[-1]
             self.hand_actions = []
@@ -271,6 +280,20 @@ class Session:
                 except OSError as exc:  # a full disk must not end the game: the app says so
                     self.save_error = str(exc)
         return ev
+
+    def unasked(self) -> dict[str, Any]:
+        """Why the draw just over never asked the human (A4/B): the reason and its values.
+        Only what seat 0 may know: its own hand and the public declaration."""
+        m = self.match
+        decl = m.decl
+        if m.first and self.rules.is_gunzi:
+            return ({"why": "first"} if decl is None or decl[0] == HUMAN
+                     else {"why": "grabbed", "seat": decl[0]})
+        out: dict[str, Any] = {"r": C.RANKS[m.level], "jokers": self.rules.joker_declarations}
+        held = any(m.hands[HUMAN][s * 13 + m.level] for s in range(4))
+        if decl is not None and decl[0] != HUMAN and held:
+            return {**out, "why": "overturn", "seat": decl[0], "cards": list(decl[1])}
+        return {**out, "why": "level"}
 
     def deal_action(self) -> Action:
         m = self.match
