@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 FAST := build/fast
 # Engine modules compiled by mypyc for `make bench` (same source, C extension).
-FAST_MODULES := cards order gunzi_tricks classic_tricks match checks hand_end legal actions events scoring errors rules
+FAST_MODULES := cards order gunzi_tricks classic_tricks state variant match checks hand_end legal actions events scoring errors rules
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-.PHONY: setup serve demo test lint bench fast
+.PHONY: setup serve demo test lint bench fast screenshots
 setup: $(STAMP)
 
 # The web hall on SQLite (./data), at http://127.0.0.1:8000
@@ -29,6 +29,10 @@ lint: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest
+
+# The review set of screenshots (desktop and phone) into test-artifacts/screenshots/.
+screenshots: $(STAMP)
+	GUNZI_SCREENSHOTS=1 $(VENV)/bin/pytest tests/web/test_screenshots.py -q -p no:cacheprovider
 
 # The engine compiled with mypyc into build/fast (the source tree stays pure Python).
 fast: $(STAMP)

@@ -199,7 +199,9 @@ def test_A1_record_form_of_an_action_uses_the_notation():
     data = action.to_dict()
     assert data == {"type": "play", "seat": 2, "cards": ["10H", "10H"]}
     assert A.from_dict({"type": "play", "seat": 2, "cards": ["TH", "10♥"]}) == action
-    assert A.from_dict({"type": "play", "seat": 2, "cards": "th 红桃10"}) == action
+    for key in ("cards", "take"):  # a string is refused, naming the field (issue 14)
+        with pytest.raises(MalformedActionError, match=f"'{key}' must be a list"):
+            A.from_dict({"type": "bury_jokers", "seat": 2, "cards": ["BJ"], key: "AS"})
 
 
 # --------------------------------------------------------------------------- A1 deck, points

@@ -17,6 +17,7 @@ from gunzi.engine.classic_tricks import (
     _info,
     _req,
     _search,
+    blocker,
     decompose,
     failed_throw,
     follow_error,
@@ -290,6 +291,23 @@ class TestThrows:
         assert got is not None and got.length == 2
         # a lower tractor does not
         assert failed_throw(lead, [hand("3S 3S 4S 4S")], L5H) is None
+
+    def test_B_blocker_is_the_first_seat_that_beats_with_its_lowest_beating_unit(self) -> None:
+        """The banner of a failed throw names who stops it and with what (RULES.md B, Rule L):
+        for the forced 9S, 10S of the first hand beats it (JS of the second is not asked)."""
+        lead = shape("QS QS 9S", L5H)
+        others = [hand("3S 10S KS"), hand("JS"), hand("")]
+        part = failed_throw(lead, others, L5H)
+        assert part is not None
+        got = blocker(part, 3, [*others, hand("")], L5H)  # seat 3 threw: seats 0, 1, 2 follow
+        assert got is not None and got[0] == 0 and names(got[1]) == ["10S"]
+        # A tractor is stopped by a higher tractor: the lowest one above it, whole.
+        lead = shape("7S 7S 8S 8S AS", L5H)
+        others = [hand("3S"), hand("9S 9S 10S 10S JS JS QS")]
+        part = failed_throw(lead, others, L5H)
+        assert part is not None
+        got = blocker(part, 0, [hand(""), *others], L5H)
+        assert got is not None and got[0] == 2 and names(got[1]) == ["9S", "9S", "10S", "10S"]
 
     def test_B_tractor_part_beaten_by_a_tractor_inside_triples(self) -> None:
         lead = shape("7S 7S 8S 8S AS", L5H)

@@ -149,6 +149,31 @@ def test_inconsistent_positions_are_rejected() -> None:
                       points=[m.points[0] + 5, m.points[1]])
 
 
+def test_a_partial_position_skips_only_the_card_count() -> None:
+    """A few cards for a puzzle: accepted as partial, refused otherwise; a partial position
+    must still have its seats in turn and hand sizes that fit the trick."""
+    rules = preset("gunzi")
+    hands = [[0] * NUM_TYPES for _ in range(4)]
+    for s, name in enumerate(("AS", "KS", "QS", "JS")):
+        hands[s][parse(name)] = 1
+    kw = {"dealer": 0, "levels": (1, 1), "trump": 1, "kitty": parse_many("4S 5S"),
+          "leader": 0}
+    with pytest.raises(IllegalActionError, match="appears"):
+        play_position(rules, hands=hands, **kw)  # type: ignore[arg-type]
+    pos = play_position(rules, hands=hands, partial=True, **kw)  # type: ignore[arg-type]
+    assert pos.to_act == 0 and pos.phase is Phase.PLAY
+    for s in range(4):
+        pos.apply(play(s, [next(c for c in range(NUM_TYPES) if pos.hands[s][c])]))
+    # AS takes the trick for the dealer's team with the KS's 10 points; no kitty capture.
+    assert pos.points == [10, 0] and pos.results[-1]["score"] == 0
+    with pytest.raises(IllegalActionError, match="must be seat 0"):
+        play_position(rules, hands=hands, partial=True, trick=[(2, (parse("QS"),))],
+                      **kw)  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError, match="hand sizes"):
+        play_position(rules, hands=[*hands[:3], [0] * NUM_TYPES], partial=True,
+                      **kw)  # type: ignore[arg-type]
+
+
 def _last_trick(seat1: str, kitty: str) -> dict[str, object]:
     """Dealer 0 leads 4S in the last trick; every other card went to tricks the dealer won."""
     rules = preset("gunzi")

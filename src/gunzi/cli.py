@@ -155,7 +155,7 @@ def demo(
     ruleset = _rules(rules, option)
     match = Match(ruleset, random.Random(seed))
     players = random.Random(seed + 1)
-    while len(match.results) < hand and not match.over:
+    while len(match.results) < hand and not match.is_over:
         seat = match.to_act
         assert seat is not None
         match.apply(match.legal_actions(seat).sample(players))
@@ -548,17 +548,22 @@ def rules_cmd(
 def _register_subsystems() -> None:
     """Commands owned by other packages (terminal play, ...) add themselves here."""
     from gunzi.arena.command import register as register_arena
+    from gunzi.bots.registry import register as register_bot
+    from gunzi.env.train_command import register as register_train
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
     from gunzi.server.command import register as register_server
     from gunzi.server.ladder_command import register as register_ladder_top
     from gunzi.tui.command import register as register_tui
 
+    # OpenSpiel's bots as contestants (gunzi.env, the [env] extra; loaded only when named).
+    register_bot("openspiel", "gunzi.env.openspiel_bot:OpenSpielBot")
     register_server(app)
     register_tui(app)
     register_arena(app)
     register_ladder_top(register_ladder(app))
     register_review(app)
+    register_train(app)
 
 
 _register_subsystems()

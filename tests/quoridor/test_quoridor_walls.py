@@ -29,12 +29,18 @@ def test_place_wall_event_and_count() -> None:
     assert len(legal_walls(QuoridorGame(preset("quoridor-2")))) == 128
 
 
-@pytest.mark.parametrize("other", ["e3h", "d3h", "f3h", "e3v"])
-def test_overlap_and_crossing(other: str) -> None:
+@pytest.mark.parametrize(("other", "why"), [
+    ("e3h", "overlaps wall e3h"), ("d3h", "overlaps wall e3h"), ("f3h", "overlaps wall e3h"),
+    ("e3v", "crosses wall e3h at its middle"),
+])
+def test_overlap_and_crossing(other: str, why: str) -> None:
     g = QuoridorGame(preset("quoridor-2"))
-    g.apply_text(0, "e3h")
-    with pytest.raises(IllegalActionError, match=r"overlaps|crosses") as err:
-        g.apply_text(1, other)
+    g.apply_text(0, "a1h")
+    g.apply_text(1, "e3h")
+    with pytest.raises(IllegalActionError) as err:
+        g.apply_text(0, other)
+    # The refusal names the wall in the way, not only the kind of conflict.
+    assert str(err.value) == f"wall {other} {why} [D walls]"
     assert err.value.rule == "D walls"
 
 

@@ -63,6 +63,27 @@ def test_timeline_reproduces_the_record(rules: str, seed: int) -> None:
     assert hand_of(tl, 2)["hand"] == 2
 
 
+def test_a_failed_throw_names_who_stops_it_with_cards_they_still_hold() -> None:
+    """The replay's banner: the stopper is another seat and holds the beating cards at the
+    lead (its hand at play start less what it played before), as many as the forced part."""
+    tl = timeline(seeded_record("classic-2", 4, hands=3))
+    seen = 0
+    for hand in tl["hands"]:
+        for k, t in enumerate(hand["tricks"]):
+            lead = t["plays"][0]
+            if "attempted" not in lead:
+                continue
+            seen += 1
+            stopper = lead["blocker"]
+            assert stopper != lead["seat"]
+            before = Counter(c for u in hand["tricks"][:k] for p in u["plays"]
+                             if p["seat"] == stopper for c in p["cards"])
+            left = Counter(hand["start"][stopper]) - before
+            assert not Counter(lead["beats"]) - left, (lead, left)
+            assert len(lead["beats"]) == len(lead["cards"])
+    assert seen  # random play throws often; these seeds do fail some
+
+
 def test_final_scores_equal_the_replay() -> None:
     text = seeded_record("gunzi", 8, hands=3)
     lines = [json.loads(x) for x in text.splitlines()]

@@ -49,6 +49,7 @@ VIEW_KEYS = frozenset({
     "seat", "rules", "game", "hand_no", "round_no", "first_hand", "phase", "to_act", "dealer",
     "levels", "level", "trump", "no_trump", "declaration", "drawn", "hand", "hand_sizes", "kitty",
     "tribute", "pickup_pending", "trick", "tricks", "points", "scores", "last_result", "over",
+    "failed_throw",
 })
 
 
@@ -287,7 +288,10 @@ def check(truth: Truth, r: int | None, frames: list[dict[str, Any]]) -> Report:
             if f.get("view") is not None:
                 rep.views += 1
                 _check_view(f["view"], truth, know, r, leak, wrong)
-                rest = {k: v for k, v in f["view"].items() if k != "last_result"}
+                # A failed throw's stopping cards are shown to the table by rule (Rule L):
+                # public once played out, checked apart in _check_view.
+                rest = {k: v for k, v in f["view"].items()
+                        if k not in ("last_result", "failed_throw")}
                 backstop("view", rest)
             turn = f.get("turn") or {}
             backstop("turn", turn)
@@ -299,7 +303,15 @@ def check(truth: Truth, r: int | None, frames: list[dict[str, Any]]) -> Report:
                 if action.get("type") != "bury_jokers" and mine - know.own:
                     leak("hint", f"suggests cards not in the hand: {action}")
         else:
-            # welcome, table, ack, error, chat, pong: no card at all.
+            # welcome, table, ack, error, chat, pong: no card at all, but for a refusal's
+            # cards of the recipient's own hand that satisfy the rule.
+            err = f.get("error") if t == "ack" else None
+            if isinstance(err, dict) and "cards" in err:
+                mine = Counter(err["cards"])
+                rep.cards_scanned += sum(mine.values())
+                if r is None or mine - know.own:
+                    leak("ack.error.cards", f"cards not in the recipient's hand: {err['cards']}")
+                f = {**f, "error": {k: v for k, v in err.items() if k != "cards"}}
             for path, cards in card_lists(f, t or "?"):
                 rep.cards_scanned += len(cards)
                 if t == "chat" and path.endswith(".text"):
@@ -391,6 +403,12 @@ def _check_view(v: dict[str, Any], truth: Truth, know: Knowledge, r: int | None,
         for p in t.get("plays") or []:
             if Counter(p) - know.public:
                 leak("view.tricks", f"unplayed cards {p}")
+    throw = v.get("failed_throw")
+    if throw is not None:
+        if Counter(throw["attempted"]) - know.public or Counter(throw["cards"]) - know.public:
+            leak("view.failed_throw", f"unplayed cards {throw}")
+        if throw["blocker"] == throw["seat"] or not throw["beats"]:
+            wrong("view.failed_throw", f"no other seat stops it: {throw}")
     last = v.get("last_result")
     if last is not None and last != know.last_result:
         wrong("view.last_result", "differs from the last finished hand's result")

@@ -94,15 +94,15 @@ def test_register_validation(client: TestClient) -> None:
 
 
 def test_login_is_throttled(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(login_failures_per_user=3)
+    client = make_client(login_free_failures=2)
     guest(client)
     client.post("/api/auth/register", json={"username": "dave", "password": "dave's secret"})
     client.cookies.clear()
-    for _ in range(3):
+    for _ in range(3):  # two free failures, then one that delays the next attempt
         r = client.post("/api/auth/login", json={"username": "dave", "password": "wrong pass"})
         assert r.status_code == 401
     r = client.post("/api/auth/login", json={"username": "dave", "password": "dave's secret"})
-    assert r.status_code == 429
+    assert r.status_code == 429 and r.json()["detail"]["code"] == "login_delayed"
 
 
 def test_cross_site_posts_are_refused(client: TestClient) -> None:

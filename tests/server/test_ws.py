@@ -197,8 +197,9 @@ def test_oversize_binary_and_garbage_frames_close(client: TestClient) -> None:
         assert _closed(ws) == 1003
 
 
-def test_flood_is_closed_and_pings_are_free(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(ws_rate_messages=20, ws_rate_window=20.0)
+def test_flood_is_closed_and_pings_are_counted_apart(
+        make_client: Callable[..., TestClient]) -> None:
+    client = make_client(ws_rate_messages=20, ws_pings=100, ws_rate_window=20.0)
     alice = cookie_guest(client)
     tid = client.post("/api/tables", json={}, headers=alice).json()["id"]
     with client.websocket_connect(f"/ws/tables/{tid}", headers=alice) as ws:

@@ -11,8 +11,8 @@ from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
-from gunzi.tui.messages import engine_error, known
 from gunzi.tui.session import Session, stacked_first_deck
+from gunzi.wording.errors import engine_error, known
 
 RULE_REF = re.compile(r" \[[^\[\]]*\]$")
 
@@ -141,3 +141,45 @@ def test_partly_held_cards_say_what_the_hand_holds() -> None:
         "Lead 3♠ 3♠ 3♠: you do not hold 3♠ 3♠ 3♠ (you hold only 3♠) [A7]"
     assert engine_error("seat 0 leads AS AS: does not hold AS AS [A7]", "en") == \
         "Lead A♠ A♠: you do not hold A♠ A♠ [A7]"
+
+
+def _board_error(moves: list[tuple[int, str]], seat: int, text: str) -> str:
+    from gunzi.engine.errors import GunziError
+    from gunzi.quoridor.game import QuoridorGame
+    from gunzi.quoridor.rules import preset as board_preset
+
+    g = QuoridorGame(board_preset("quoridor-2"))
+    for s, t in moves:
+        g.apply_text(s, t)
+    try:
+        g.apply_text(seat, text)
+    except GunziError as exc:
+        return str(exc)
+    raise AssertionError(f"{text} was accepted")
+
+
+def test_board_wall_errors_name_the_wall_in_the_way() -> None:
+    crossing = _board_error([(0, "e8h")], 1, "e8v")
+    assert crossing == "wall e8v crosses wall e8h at its middle [D walls]"
+    assert engine_error(crossing, "zh") == \
+        "木块 e8v 与木块 e8h 在中点十字交叉: 两块木块不能交叉 [D walls]"
+    assert engine_error(crossing, "en") == \
+        "wall e8v would cross wall e8h at its middle: walls may not cross [D walls]"
+    overlap = _board_error([(0, "e8h")], 1, "f8h")
+    assert "与木块 e8h 重叠" in engine_error(overlap, "zh")
+    assert "overlaps wall e8h" in engine_error(overlap, "en")
+
+
+def test_every_board_error_a_player_meets_has_both_wordings() -> None:
+    # Pawns start at e1 (seat 0) and e9 (seat 1).
+    cases = [
+        ([(0, "e8h")], 1, "e8v"), ([(0, "e8h")], 1, "d8h"), ([], 0, "i1h"), ([], 0, "e1"),
+        ([], 0, "e3"), ([], 1, "e8"), ([(0, "e1h"), (1, "e8")], 0, "e2"),
+        ([(0, "d1v"), (1, "a8h"), (0, "e1v")], 1, "e2h"),  # boxes seat 0 in e1-e2
+    ]
+    for moves, seat, text in cases:
+        err = _board_error(moves, seat, text)
+        assert known(err), err
+        zh = engine_error(err, "zh")
+        assert not re.search(r"[a-zA-Z]{3,}", RULE_REF.sub("", zh)), zh  # no English words
+        assert engine_error(err, "en") != "", err

@@ -51,13 +51,14 @@ def free_port() -> int:
         return port
 
 
-def start_hall(data: Path, port: int) -> subprocess.Popen[bytes]:
+def start_hall(data: Path, port: int, hand_pause: float = 120,
+               bot_delay: float = 0.02) -> subprocess.Popen[bytes]:
     """``python -m gunzi.server serve`` on ``port`` with its store in ``data``; waits for
     /healthz. Fast bots, no turn clock, a long pause after each hand (the summary stays)."""
     env = {**os.environ, "GUNZI_ARGON2_PROFILE": "cheapest", "GUNZI_SQLITE_SYNCHRONOUS": "NORMAL"}
     cmd = [
         sys.executable, "-m", "gunzi.server", "serve", "--port", str(port),
-        "--data-dir", str(data), "--bot-delay", "0.02", "--hand-pause", "120",
+        "--data-dir", str(data), "--bot-delay", str(bot_delay), "--hand-pause", str(hand_pause),
         "--clock", "0", "--log-level", "warning",
     ]
     with (data / "server.log").open("ab") as log:
@@ -130,6 +131,9 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
         page = ctx.new_page()
         page.set_default_timeout(15000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # The hall's Content-Security-Policy must not block anything the pages do.
+        page.on("console", lambda msg: errors.append(msg.text)
+                if "Content Security Policy" in msg.text else None)
         return page
 
     yield make

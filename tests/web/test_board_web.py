@@ -47,8 +47,19 @@ def test_desktop_wall_preview_place_and_move(hall: str, new_page: Any, artifacts
     page.click("#bb-board [data-groove='h4-4']")  # a second click places it
     page.wait_for_selector("#bb-board .bb-wall[data-wall='e5h']")
     assert "木块 9" in page.inner_text("#bb-seats")
+    # e5v would cross e5h at its middle: a red preview, no confirm button, a note why not
+    my_turn(page)
+    page.click("#bb-board [data-groove='v4-4']")
+    page.wait_for_selector("#bb-board .bb-preview.bad[data-preview='e5v']")
+    assert page.locator("#bb-confirm").is_hidden()
+    assert "不能放木块" in page.inner_text("#bb-wall-note")
+    page.click("#bb-board [data-groove='v4-4']")  # a second click does not place it either
+    page.wait_for_timeout(300)
+    assert page.locator("#bb-board .bb-wall[data-wall='e5v']").count() == 0
     move_pawn(page)
     page.screenshot(path=str(artifacts / "board-after-move.png"))
+    cues = page.evaluate("import('/js/sound.js').then((m) => m.Sound.recent.map((c) => c.name))")
+    assert {"turn", "play_other"} <= set(cues), cues  # the bot moved, then our turn came
     page.click("#btn-lang")
     assert "walls" in page.inner_text("#bb-seats")
 

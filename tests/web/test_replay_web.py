@@ -65,13 +65,14 @@ def test_replay_link_steps_and_upload(hall: str, new_page: Any, artifacts: Path,
     good = tmp_path / "match.jsonl"
     good.write_text(text, encoding="utf-8")
     page.set_input_files("#rp-file", str(good))
-    page.wait_for_function("document.getElementById('rp-source').textContent === 'match.jsonl'")
+    page.wait_for_function(
+        "() => document.getElementById('rp-source').textContent === 'match.jsonl'")
     assert page.locator("#rp-hand option").count() == 1
     assert "t=" not in page.url and "trick=0" in page.url
     bad = tmp_path / "bad.jsonl"
     bad.write_text(text.replace('"type": "trick"', '"type": "trik"', 1), encoding="utf-8")
     page.set_input_files("#rp-file", str(bad))
-    page.wait_for_function("document.getElementById('rp-error').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('rp-error').textContent.length > 0")
     assert "event" in page.locator("#rp-error").inner_text()
 
     phone = new_page(PHONE)

@@ -24,6 +24,7 @@ DYNAMIC = {
     "compass_": ["0", "1", "2", "3"],
     "rel_": ["0", "1", "2", "3"],
     "suit_": ["S", "H", "C", "D"],
+    "bot_": ["rule", "search", "random"],
     "why_": ["passed-10", "passed-A", "attackers-scored-0", "attackers-scored-300",
              "three-bj-in-kitty"],
 }

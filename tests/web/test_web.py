@@ -139,7 +139,7 @@ def test_spectator_sees_no_hand(hall: str, new_page: Any, artifacts: Path) -> No
         watcher = new_page(device)
         goto(watcher, f"{hall}/table.html?t={table_id}&watch=1")
         watcher.wait_for_selector("#seat-top .name")
-        watcher.wait_for_function("document.querySelector('#info .chip') !== null")
+        watcher.wait_for_function("() => document.querySelector('#info .chip') !== null")
         watcher.wait_for_timeout(500)
         watcher.screenshot(path=str(artifacts / f"spectator-{name}.png"))
         assert watcher.locator("#hand").is_hidden()

@@ -48,7 +48,7 @@ def opening(rules: QuoridorRules, plies: int, rng: random.Random) -> list[str]:
     stepper = RandomBot(wall_share=0.0)
     out: list[str] = []
     for _ in range(plies):
-        seat = game.to_move
+        seat = game.to_act
         if seat is None:
             break
         action = stepper.choose(game, seat, rng)
@@ -68,11 +68,11 @@ def play_one(
     """Play ``start`` then let ``bots[seat]`` decide to the end; time every decision."""
     game = QuoridorGame(rules)
     for text in start:
-        seat = game.to_move
+        seat = game.to_act
         assert seat is not None
         game.apply_text(seat, text)
     while not game.is_over:
-        seat = game.to_move
+        seat = game.to_act
         assert seat is not None
         t0 = time.perf_counter()
         action = bots[seat].choose(game, seat, rng)

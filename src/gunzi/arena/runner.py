@@ -90,7 +90,11 @@ def parse_bot(text: str, label: str) -> BotSpec:
         return BotSpec(label, text, "cmd", (), command)
     name, *rest = text.split(":")
     params = []
-    for item in rest:
+    for i, item in enumerate(rest):
+        if i == 0 and item and "=" not in item:
+            # A bare first word names the bot's algorithm: openspiel:ismcts.
+            params.append(("algorithm", item))
+            continue
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise GunziError(f"bot parameter {item!r} in {text!r} must look like key=value")

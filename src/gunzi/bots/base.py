@@ -4,7 +4,9 @@ A bot never holds the match. :func:`observe` is the only bridge: it gives the
 seat's view (everything that seat may know), its own hand, the listed legal
 actions when they are few, and two closures a human has too: ``check`` (would
 this action be accepted, and if not why) and ``sample`` (some legal action),
-both answered from the seat's own position. Bots are registered by name in
+both answered from the seat's own position (:func:`~gunzi.engine.view.seat_position`:
+a copy without the other hands, the unseen kitty, the deck or the event log), so
+nothing reachable from a Decision holds a card the seat may not see. Bots are registered by name in
 :mod:`gunzi.bots.registry` so every interface can list them.
 """
 
@@ -20,7 +22,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset
-from gunzi.engine.view import view
+from gunzi.engine.view import seat_position
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,11 @@ class Decision:
 
 def observe(match: Match, seat: int) -> Decision:
     """The decision ``seat`` faces now (the seat must be the one to act)."""
-    legal = match.legal_actions(seat)
-    if legal.kind is None:
+    if match.to_act != seat:
         raise GunziError(f"seat {seat} has no decision to make now")
+    own = seat_position(match, seat)
+    legal = own.legal_actions(seat)
+    assert legal.kind is not None
     actions = tuple(legal) if legal.enumerable else None
     count = 0
     if legal.kind in (Kind.BURY, Kind.RETURN):
@@ -50,7 +54,7 @@ def observe(match: Match, seat: int) -> Decision:
 
     def check(action: Action) -> str | None:
         try:
-            match.verify(action)
+            own.verify(action)
         except GunziError as exc:
             return str(exc)
         return None
@@ -59,7 +63,7 @@ def observe(match: Match, seat: int) -> Decision:
         seat=seat,
         kind=legal.kind,
         rules=match.rules,
-        view=view(match, seat),
+        view=match.information_state(seat),
         hand=tuple(match.hands[seat]),
         actions=actions,
         count=count,
@@ -93,7 +97,7 @@ class RandomBot(Bot):
 def play(match: Match, bots: list[Bot], rng: random.Random, *, hands: int | None = None) -> None:
     """Let ``bots[seat]`` make every decision until the match ends (or ``hands`` more end)."""
     target = None if hands is None else len(match.results) + hands
-    while not match.over and (target is None or len(match.results) < target):
+    while not match.is_over and (target is None or len(match.results) < target):
         seat = match.to_act
         assert seat is not None and seat >= 0, "deal the hand first (auto_deal=False)"
         done = len(match.results)

@@ -37,7 +37,9 @@ from typing import Any
 from gunzi.bots.base import Decision
 from gunzi.engine import cards as C
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.match import Match
 from gunzi.engine.order import Order, order_for
+from gunzi.engine.position import play_position
 from gunzi.engine.rules import Ruleset
 
 KITTY = 4  # the hidden kitty as a place (seats are 0..3)
@@ -467,3 +469,20 @@ def deals(decision: Decision, rng: random.Random, n: int,
     """``n`` sampled deals for the decision's seat."""
     know = knowledge(decision, memory)
     return [sample(know, rng) for _ in range(n)]
+
+
+def world(decision: Decision, know: Knowledge, deal: Deal) -> Match:
+    """A play-phase engine position of one sampled deal: the public tricks and the current
+    trick from the seat's view, the hidden cards from ``deal`` (unchecked: a guess)."""
+    view = decision.view
+    dealer = view["dealer"]
+    return play_position(
+        decision.rules, dealer=dealer,
+        levels=[13 if x == "passed" else C.RANKS.index(x) for x in view["levels"]],
+        trump=know.order.trump, hands=deal.hands, kitty=deal.kitty,
+        leader=view["trick"]["leader"],
+        trick=[(p["seat"], tuple(C.parse_many(p["cards"]))) for p in view["trick"]["plays"]],
+        tricks_done=[{"leader": t["leader"], "plays": [C.parse_many(p) for p in t["plays"]],
+                      "winner": t["winner"], "points": t["points"]} for t in view["tricks"]],
+        points=view["points"], level=know.order.level,
+        kitty_known_by=frozenset((dealer,)), check=False)

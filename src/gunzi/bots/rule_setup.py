@@ -31,6 +31,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, RANK_2, RANKS, SUITS, Card
 from gunzi.engine.order import TRUMP, Order
 from gunzi.engine.rules import Ruleset
+from gunzi.engine.variant import variant_of
 
 
 def setup_odds(
@@ -98,7 +99,7 @@ def choose_declare(
     options = [a for a in actions if a.kind is Kind.DECLARE]
     if not options:
         return pass_action
-    if view["first_hand"] and rules.is_gunzi:
+    if view["first_hand"] and variant_of(rules).grabs_big_joker:
         return options[0] if grab_big_joker else pass_action
     level = RANKS.index(view["level"])
     twos = rules.permanent_twos

@@ -46,7 +46,7 @@ from typing import Any
 
 from gunzi.bots import rollout_rule
 from gunzi.bots.base import Bot, Decision
-from gunzi.bots.determinize import RETURNED, Knowledge, knowledge, sample
+from gunzi.bots.determinize import RETURNED, Knowledge, knowledge, sample, world
 from gunzi.bots.rollout import (
     TR,
     Backend,
@@ -65,7 +65,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
 from gunzi.engine.match import Match
 from gunzi.engine.order import order_for
-from gunzi.engine.position import play_position
+from gunzi.engine.variant import variant_of
 
 try:  # the rule bot is optional: the search bot works without it
     from gunzi.bots.rule import RuleBot as _RuleBot
@@ -296,25 +296,11 @@ class SearchBot(Bot):
         """A classic play's candidates (``default`` first), a sampler of consistent engine
         positions, and a rule-bot play-out giving (value for the team, attackers' score)."""
         seat = decision.seat
-        view = decision.view
         rules = decision.rules
         know = knowledge(decision, self.memory)
-        dealer = view["dealer"]
-        levels = [13 if x == "passed" else C.RANKS.index(x) for x in view["levels"]]
-        trick = [(p["seat"], tuple(C.parse_many(p["cards"]))) for p in view["trick"]["plays"]]
-        done_tricks = [
-            {"leader": t["leader"], "plays": [C.parse_many(p) for p in t["plays"]],
-             "winner": t["winner"], "points": t["points"]}
-            for t in view["tricks"]
-        ]
 
         def position(rng: random.Random) -> Match:
-            deal = sample(know, rng)
-            return play_position(
-                rules, dealer=dealer, levels=levels, trump=know.order.trump, hands=deal.hands,
-                kitty=deal.kitty, leader=view["trick"]["leader"], trick=trick,
-                tricks_done=done_tricks, points=view["points"], level=know.order.level,
-                kitty_known_by=frozenset((dealer,)), check=False)
+            return world(decision, know, sample(know, rng))
 
         first = position(rng)
         legal = list(islice(first.legal_actions(seat), 400))
@@ -548,7 +534,7 @@ def fallback_action(d: Decision, rng: random.Random) -> Action:
         declares = [a for a in d.actions if a.kind is Kind.DECLARE]
         if not declares:
             return d.actions[0]
-        if view["first_hand"] and d.rules.is_gunzi:
+        if view["first_hand"] and variant_of(d.rules).grabs_big_joker:
             return declares[0]
 
         def suit_len(a: Action) -> int:

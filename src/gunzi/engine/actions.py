@@ -123,8 +123,9 @@ def play(seat: int, cards: Sequence[C.Card]) -> Action:
 
 def _card_list(data: Mapping[str, Any], key: str) -> tuple[C.Card, ...]:
     value = data.get(key, [])
-    if isinstance(value, str):
-        return _cards(C.parse_many(value))
+    if isinstance(value, str):  # "AS" is not the list ["AS"]: the wire form is a list
+        raise MalformedActionError(
+            f"{key!r} must be a list of cards like ['10H', 'BJ'], not the string {value[:20]!r}")
     if not isinstance(value, list | tuple):
         raise MalformedActionError(f"{key!r} must be a list of cards like ['10H', 'BJ']")
     if len(value) > 64:

@@ -1,39 +1,37 @@
 """Validation of every decision: raise a typed error naming seat, cards and rule; change nothing.
 
-One function per action kind, called by :meth:`Match.verify` after the turn checks.
+:func:`verify` checks the action's form and the turn, then calls the one function per
+action kind (:meth:`Match.verify` is this).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import NoReturn
 
 from gunzi.engine import cards as C
-from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
-from gunzi.engine.actions import Action, Kind
-from gunzi.engine.cards import BJ, LJ, NAMES, Card
-from gunzi.engine.classic_policy import policy_of
+from gunzi.engine.actions import CHANCE, Action, Kind
+from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, Card
 from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
+from gunzi.engine.state import PHASE_KIND, PHASE_RULE, MatchState, Phase
+from gunzi.engine.view import visible_to_act
 
 SEED_LIMIT = 2**256
 
 
-def clause(m: Match, part_a: str, classic: str = "B") -> str:
+def clause(m: MatchState, part_a: str, classic: str = "B") -> str:
     """The clause of docs/rules.md an error cites: ``part_a`` in 打滚子; classic 升级 cites its own
     Part B (no numbered sub-clauses), with the Part A clause it adopts where it says so
     (``B/A4.2``: Part B declares "with the A4.2 overturn ladder")."""
-    return part_a if m.rules.is_gunzi else classic
+    return m.variant.clause(part_a, classic)
 
 
 def _show(cards: Sequence[Card]) -> str:
     return " ".join(NAMES[c] for c in cards) or "no cards"
 
 
-def verify_deal(m: Match, action: Action) -> None:
+def verify_deal(m: MatchState, action: Action) -> None:
     if action.seed is None or not 0 <= action.seed < SEED_LIMIT:
         raise MalformedActionError("a deal needs a seed in [0, 2**256)")
     if action.deck is not None and sorted(action.deck) != sorted(C.deck(m.rules.decks)):
@@ -49,7 +47,7 @@ def verify_deal(m: Match, action: Action) -> None:
             f"the second play of duplicate board {m.hand_no // 2 + 1} repeats the first "
             "play's deal: its seed must be the same", "duplicate")
 
-def verify_declare(m: Match, action: Action) -> None:
+def verify_declare(m: MatchState, action: Action) -> None:
     cards = action.cards
     seat = action.seat
     if not m.asks or m.asks[0] != seat:
@@ -68,10 +66,10 @@ def verify_declare(m: Match, action: Action) -> None:
     if Action(Kind.DECLARE, seat, cards, action.suit) not in m.declarations(seat):
         raise IllegalActionError(_why_not_declaration(m, action), clause(m, "A4.2", "B/A4.2"))
 
-def _why_not_declaration(m: Match, action: Action) -> str:
+def _why_not_declaration(m: MatchState, action: Action) -> str:
     cards = action.cards
     who = f"seat {action.seat}"
-    if m.first and m.rules.is_gunzi:
+    if m.first and m.variant.grabs_big_joker:
         if m.decl is not None:
             return f"{who}: the big joker was already grabbed; it cannot be overturned"
         return f"{who}: the first hand is declared by showing one BJ (抢亮大王)"
@@ -93,14 +91,14 @@ def _why_not_declaration(m: Match, action: Action) -> str:
                 f"{_show(standing[1])} by seat {standing[0]}")
     return f"{who}: {_show(cards)} is not a valid declaration"
 
-def verify_pass(m: Match, action: Action) -> None:
+def verify_pass(m: MatchState, action: Action) -> None:
     if m.pickup_jokers is not None:
         raise IllegalActionError(
             f"seat {action.seat} announced jokers and must choose its pick-up", "A6.4")
     if m.phase == "draw" and (not m.asks or m.asks[0] != action.seat):
         raise OutOfTurnError(f"seat {action.seat} is not being asked to declare")
 
-def verify_tribute(m: Match, action: Action) -> None:
+def verify_tribute(m: MatchState, action: Action) -> None:
     seat = action.seat
     cards = action.cards
     n = m.tribute_n
@@ -128,7 +126,7 @@ def verify_tribute(m: Match, action: Action) -> None:
                 + (f" after {_show(forced)})" if forced else ")"), "A5")
         pool.remove(c)
 
-def verify_return(m: Match, action: Action) -> None:
+def verify_return(m: MatchState, action: Action) -> None:
     seat = action.seat
     cards = action.cards
     n = m.tribute_n
@@ -150,7 +148,7 @@ def verify_return(m: Match, action: Action) -> None:
             + (f", then {cap3} of any card(s)" if cap3 else "")
             + ")", "A5/I-6")
 
-def verify_bury(m: Match, action: Action) -> None:
+def verify_bury(m: MatchState, action: Action) -> None:
     seat = action.seat
     cards = action.cards
     k = m.rules.kitty_size
@@ -162,14 +160,14 @@ def verify_bury(m: Match, action: Action) -> None:
     if err:
         raise IllegalActionError(f"seat {seat} buries {_show(cards)} but {err}",
                                  clause(m, "A6.3"))
-    if m.rules.is_gunzi and LJ in cards:
+    if m.variant.big_joker_first and LJ in cards:
         kept_bj = m.hands[seat][BJ] - cards.count(BJ)
         if kept_bj:
             raise IllegalActionError(
                 f"seat {seat} buries {_show(cards)}: a LJ while keeping {kept_bj} BJ; a big "
                 "joker must be buried first (有大王必须先扣大王)", "A6.3")
 
-def verify_bury_jokers(m: Match, action: Action) -> None:
+def verify_bury_jokers(m: MatchState, action: Action) -> None:
     seat = action.seat
     jokers = action.cards
     take = action.take
@@ -224,29 +222,73 @@ def _pickup_msg(seat: int, lowest: list[Card], take: Sequence[Card]) -> str:
             f"cards that are neither point cards nor jokers ({_show(lowest)}; same rank, any "
             "suit)")
 
-def verify_play(m: Match, action: Action) -> None:
+def verify_play(m: MatchState, action: Action) -> None:
     seat = action.seat
     cards = action.cards
-    hand = m.hands[seat]
     if not cards:
         raise IllegalActionError(f"seat {seat} must play at least one card", "A7")
-    if m.rules.is_gunzi:
-        if not m.trick:
-            err = GT.lead_error(cards, hand)
-        else:
-            memo = m.follows_memo
-            if memo is not None and memo[0] == len(m.events) and memo[1] == seat \
-                    and cards in memo[2]:
-                return  # one of the follows just listed for this very position
-            err = GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)
-        rule = "A7"
-    else:
-        if not m.trick:
-            err = CT.lead_error(cards, hand, m.order)
-        else:
-            assert m.lead_shape is not None
-            err = CT.follow_error(m.lead_shape, cards, hand, m.order, policy_of(m.rules))
-        rule = "B"
+    err = m.variant.play_error(m, seat, cards)
     if err:
         verb = "leads" if not m.trick else "follows with"
-        raise IllegalActionError(f"seat {seat} {verb} {_show(cards)}: {err}", rule)
+        raise IllegalActionError(f"seat {seat} {verb} {_show(cards)}: {err}",
+                                 m.variant.play_rule)
+
+
+_VERIFY = {
+    Kind.DEAL: verify_deal,
+    Kind.DECLARE: verify_declare,
+    Kind.PASS: verify_pass,
+    Kind.TRIBUTE: verify_tribute,
+    Kind.RETURN: verify_return,
+    Kind.BURY: verify_bury,
+    Kind.BURY_JOKERS: verify_bury_jokers,
+    Kind.PLAY: verify_play,
+}
+
+
+def verify(m: MatchState, action: Action) -> None:
+    """Raise the error :meth:`apply` would raise for ``action``; change nothing."""
+    if not isinstance(action, Action):
+        raise MalformedActionError(f"not an action: {action!r}")
+    for group in (action.cards, action.take) if action.take else (action.cards,):
+        try:
+            bad = bool(group) and (min(group) < 0 or max(group) >= NUM_TYPES)
+        except TypeError:
+            bad = True
+        if bad:
+            raise MalformedActionError(
+                f"{action.kind.value}: {list(group)!r} holds something that is not a card "
+                "id 0..53")
+    if action.seat != m.current or action.kind not in PHASE_KIND[m.phase]:
+        _refuse_turn(m, action)
+    _VERIFY[action.kind](m, action)
+
+def _refuse_turn(m: MatchState, action: Action) -> NoReturn:
+    """Raise the error for an action by the wrong seat or of the wrong kind."""
+    seat = action.seat
+    if type(seat) is not int or not (seat == CHANCE if action.kind is Kind.DEAL
+                                     else 0 <= seat <= 3):
+        what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
+        raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
+    rule = clause(m, PHASE_RULE[m.phase])
+    if m.phase is Phase.OVER:
+        raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
+    expected = " or ".join(k.value for k in PHASE_KIND[m.phase])
+    if visible_to_act(m, seat) is None and seat != CHANCE:
+        # Who is being asked may be private (view.visible_to_act): in a first hand of
+        # 打滚子 only big-joker holders are asked, so naming the seat would tell.
+        raise OutOfTurnError(
+            f"{action}: during the draw a seat acts only when asked whether to "
+            f"declare (then: {expected}); seat {seat} is not being asked now", rule)
+    who = "the dealer machine" if m.current == CHANCE else f"seat {m.current}"
+    if action.kind not in PHASE_KIND[m.phase]:
+        raise OutOfTurnError(
+            f"{action}: the {m.phase.value} phase expects {expected} from {who}", rule)
+    raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}", rule)
+
+def can_apply(m: MatchState, action: Action) -> bool:
+    try:
+        verify(m, action)
+    except (MalformedActionError, OutOfTurnError, IllegalActionError):
+        return False
+    return True

@@ -303,22 +303,24 @@ def lead_error(cards: Sequence[int], hand: Sequence[int], order: Order) -> str |
     return None
 
 
-def _beatable(unit: Unit, hand: Sequence[int], inf: _ClassInfo) -> bool:
-    """Whether ``hand`` holds, in class ``cl``, a unit that beats ``unit`` (Rule L)."""
+def _beater(unit: Unit, hand: Sequence[int], inf: _ClassInfo) -> tuple[int, ...] | None:
+    """The lowest unit of ``hand`` in the unit's class that beats ``unit`` (Rule L): its
+    cards, or None."""
     s, length, top = unit.size, unit.length, unit.top
-    run = 0
+    run: list[int] = []
     last = -2
     for p, positions in inf.at.items():
         if p <= top - length:  # runs ending above top start above top - length
             continue
-        if any(hand[inf.ids[pos]] >= s for pos in positions):
-            run = run + 1 if p == last + 1 else 1
-            last = p
-            if p > top and run >= length:
-                return True
-        else:
-            run = 0
-    return False
+        held = next((inf.ids[pos] for pos in positions if hand[inf.ids[pos]] >= s), None)
+        if held is None:
+            run = []
+            continue
+        run = [*run, held] if p == last + 1 else [held]
+        last = p
+        if p > top and len(run) >= length:
+            return tuple(c for c in run[-length:] for _ in range(s))
+    return None
 
 
 def failed_throw(lead: Shape, others: Sequence[Sequence[int]], order: Order) -> Unit | None:
@@ -330,11 +332,23 @@ def failed_throw(lead: Shape, others: Sequence[Sequence[int]], order: Order) -> 
         return None
     inf = _info(order, lead.cls)
     failing = [
-        u for u in lead.units if any(_beatable(u, h, inf) for h in others)
+        u for u in lead.units if any(_beater(u, h, inf) is not None for h in others)
     ]
     if not failing:
         return None
     return min(failing, key=lambda u: (len(u.cards), u.top, u.size, u.cards))
+
+
+def blocker(unit: Unit, seat: int, hands: Sequence[Sequence[int]],
+            order: Order) -> tuple[int, tuple[int, ...]] | None:
+    """Who stops ``seat``'s throw at ``unit`` (its forced part): the first other seat in play
+    order whose hand (``hands``: the four as 54 counts) beats it, and the beating cards."""
+    inf = _info(order, order.cls[unit.cards[0]])
+    for i in (1, 2, 3):
+        cards = _beater(unit, hands[(seat + i) % 4], inf)
+        if cards is not None:
+            return (seat + i) % 4, cards
+    return None
 
 
 def _single_units(

@@ -7,23 +7,21 @@ The arithmetic of each table lives in :mod:`gunzi.engine.scoring`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gunzi.engine import cards as C
 from gunzi.engine import classic_tricks as CT
 from gunzi.engine import scoring
 from gunzi.engine.cards import BJ, LJ
 from gunzi.engine.classic_policy import policy_of
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
+from gunzi.engine.state import MatchState
 
 
 def team_of(seat: int) -> int:
     return seat % 2
 
 
-def score_gunzi(m: Match) -> dict[str, Any]:
+def score_gunzi(m: MatchState) -> dict[str, Any]:
     """Close a 打滚子 hand: A8 levels, A3 passing 10, A10 round end, A11 blood, A12 scores."""
     rules = m.rules
     assert m.dealer is not None
@@ -121,7 +119,7 @@ def score_gunzi(m: Match) -> dict[str, Any]:
         result["next_dealer"] = next_dealer
     return result
 
-def score_classic(m: Match) -> dict[str, Any]:
+def score_classic(m: MatchState) -> dict[str, Any]:
     """Close a classic hand: Part B level table, kitty multiplier, passing A, Part C points."""
     rules = m.rules
     assert m.dealer is not None

@@ -13,22 +13,17 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from gunzi.engine import classic_tricks as CT
-from gunzi.engine import gunzi_tricks as GT
+from gunzi.engine import checks
 from gunzi.engine.actions import Action, Kind, deal
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, Card, multiset_combinations
-from gunzi.engine.classic_policy import policy_of
-
-if TYPE_CHECKING:
-    from gunzi.engine.match import Match
+from gunzi.engine.state import MatchState
 
 
 class Selection:
     """Card-by-card builder for "choose k cards" decisions (bury, return tribute)."""
 
-    def __init__(self, match: Match, seat: int, kind: Kind) -> None:
+    def __init__(self, match: MatchState, seat: int, kind: Kind) -> None:
         self.match = match
         self.seat = seat
         self.kind = kind
@@ -55,7 +50,7 @@ class Selection:
             if used[c] > self.hand[c]:
                 return False
         if self.kind is Kind.BURY:
-            if self.match.rules.is_gunzi and used[LJ]:
+            if self.match.variant.big_joker_first and used[LJ]:
                 return self.hand[BJ] - used[BJ] <= self.count - len(chosen)
             return True
         per = [0, 0, 0]
@@ -79,7 +74,7 @@ class Selection:
         free = [c for c in range(NUM_TYPES) if hand[c] > used[c]]
         room = self.count - len(chosen) - 1  # places left after adding one card
         if self.kind is Kind.BURY:
-            if not self.match.rules.is_gunzi:
+            if not self.match.variant.big_joker_first:
                 return free
             # A6.3: a buried LJ needs every remaining BJ to fit in the kitty as well.
             bj_left = hand[BJ] - used[BJ]
@@ -145,7 +140,7 @@ class LegalActions:
 
     __slots__ = ("_list", "_plays", "kind", "match", "seat")  # one per decision: keep it light
 
-    def __init__(self, match: Match, seat: int) -> None:
+    def __init__(self, match: MatchState, seat: int) -> None:
         self.match = match
         self.seat = seat
         self.kind: Kind | None = None
@@ -155,15 +150,11 @@ class LegalActions:
             self._list = []
             return
         self.kind = _DECISION[match.phase]  # a StrEnum: keyed by its text
-        if self.kind is Kind.PLAY and match.rules.is_gunzi:
-            hand = match.hands[seat]
-            if match.trick:
-                plays = GT.legal_follows(match.trick[0][1], hand, match.order, match.live)
-                match.follows_memo = (len(match.events), seat, plays)
-            else:
-                plays = GT.legal_leads(hand)
-            self._plays = plays
-            self._list = []
+        if self.kind is Kind.PLAY:
+            plays = match.variant.listed_plays(match, seat)
+            if plays is not None:
+                self._plays = plays
+                self._list = []
         elif self.kind is Kind.DECLARE:
             self._list = [Action(Kind.PASS, seat), *match.declarations(seat)]
         elif self.kind is Kind.TRIBUTE:
@@ -196,14 +187,14 @@ class LegalActions:
         if self.kind in (Kind.BURY, Kind.RETURN):
             return iter(self.selection())
         if self.kind is Kind.PLAY:
-            return self._classic_plays()
+            return self._lazy_plays()
         raise TypeError("deals are chance actions: any seed is legal")
 
     def __contains__(self, action: object) -> bool:
         return (
             isinstance(action, Action)
             and action.seat == self.seat
-            and self.match.can_apply(action)
+            and checks.can_apply(self.match, action)
         )
 
     def selection(self) -> Selection:
@@ -223,25 +214,12 @@ class LegalActions:
             return self.selection().sample(rng)
         if self.kind is Kind.DEAL:
             return deal(rng.getrandbits(256))
-        m = self.match
-        hand = m.hands[self.seat]
-        if m.trick:
-            assert m.lead_shape is not None
-            cards = CT.random_follow(m.lead_shape, hand, m.order, rng, policy_of(m.rules))
-        else:
-            cards = CT.random_lead(hand, m.order, rng, pol=policy_of(m.rules))
-        return Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
+        return Action(Kind.PLAY, self.seat, self.match.variant.random_play(self.match, self.seat,
+                                                                           rng))
 
-    def _classic_plays(self) -> Iterator[Action]:
-        m = self.match
-        hand = m.hands[self.seat]
-        if m.trick:
-            assert m.lead_shape is not None
-            gen = CT.legal_follows(m.lead_shape, hand, m.order, policy_of(m.rules))
-        else:
-            gen = CT.legal_leads(hand, m.order, policy_of(m.rules))
-        for cards in gen:
-            yield Action(Kind.PLAY, self.seat, tuple(sorted(cards)))
+    def _lazy_plays(self) -> Iterator[Action]:
+        for cards in self.match.variant.plays(self.match, self.seat):
+            yield Action(Kind.PLAY, self.seat, cards)
 
     def _tributes(self) -> list[Action]:
         forced, tied, k = self.match.tribute_split(self.seat)

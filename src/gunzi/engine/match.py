@@ -19,22 +19,26 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import Any
 
 from gunzi.engine import cards as C
-from gunzi.engine import checks, hand_end
-from gunzi.engine import classic_tricks as CT
-from gunzi.engine import gunzi_tricks as GT
+from gunzi.engine import checks
 from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
-from gunzi.engine.classic_policy import policy_of
-from gunzi.engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
+from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import NOBODY, Event, freeze
 from gunzi.engine.legal import LegalActions
-from gunzi.engine.order import TRUMP, Order, flip_rank_key, order_for
+from gunzi.engine.order import TRUMP, flip_rank_key, order_for
 from gunzi.engine.rules import Ruleset, preset
+from gunzi.engine.state import PHASE_KIND as PHASE_KIND
+from gunzi.engine.state import PHASE_RULE as PHASE_RULE
+from gunzi.engine.state import STATE_FIELDS as STATE_FIELDS
+from gunzi.engine.state import MatchState as MatchState
+from gunzi.engine.state import Phase as Phase
+from gunzi.engine.state import team_of as team_of
+from gunzi.engine.variant import variant_of
+from gunzi.engine.view import view
 
 ALL_SEATS = frozenset(range(4))
 ONLY = tuple(frozenset((s,)) for s in range(4))  # audience of one seat
@@ -43,45 +47,7 @@ DRAWN = tuple(MappingProxyType({"card": NAMES[c]}) for c in range(NUM_TYPES))
 SEED_BITS = 256
 
 
-class Phase(StrEnum):
-    DEAL = "deal"  # waiting for a Deal action (auto_deal off)
-    DRAW = "draw"  # drawing; a seat is being asked whether to declare
-    TRIBUTE = "tribute"
-    RETURN = "return"
-    BURY = "bury"
-    BURY_JOKERS = "bury_jokers"
-    PLAY = "play"
-    OVER = "over"
-
-
-PHASE_KIND = {
-    Phase.DEAL: (Kind.DEAL,),
-    Phase.DRAW: (Kind.DECLARE, Kind.PASS),
-    Phase.TRIBUTE: (Kind.TRIBUTE,),
-    Phase.RETURN: (Kind.RETURN,),
-    Phase.BURY: (Kind.BURY,),
-    Phase.BURY_JOKERS: (Kind.BURY_JOKERS, Kind.PASS),
-    Phase.PLAY: (Kind.PLAY,),
-    Phase.OVER: (),
-}
-
-
 _APPLY = {k: f"_apply_{k.value}" for k in Kind}
-# The clause that says whose turn it is, for out-of-turn errors (classic: Part B).
-PHASE_RULE = {
-    Phase.DEAL: "A4", Phase.DRAW: "A4", Phase.TRIBUTE: "A5", Phase.RETURN: "A5",
-    Phase.BURY: "A6.3", Phase.BURY_JOKERS: "A6.4", Phase.PLAY: "A7", Phase.OVER: "A10",
-}
-_VERIFY = {
-    Kind.DEAL: checks.verify_deal,
-    Kind.DECLARE: checks.verify_declare,
-    Kind.PASS: checks.verify_pass,
-    Kind.TRIBUTE: checks.verify_tribute,
-    Kind.RETURN: checks.verify_return,
-    Kind.BURY: checks.verify_bury,
-    Kind.BURY_JOKERS: checks.verify_bury_jokers,
-    Kind.PLAY: checks.verify_play,
-}
 
 
 def commitment(seed: int) -> str:
@@ -89,39 +55,13 @@ def commitment(seed: int) -> str:
     return hashlib.sha256(seed.to_bytes(SEED_BITS // 8, "big")).hexdigest()
 
 
-def team_of(seat: int) -> int:
-    return seat % 2
-
-
 def _show(cards: Sequence[Card]) -> str:
     return " ".join(NAMES[c] for c in cards)
 
 
-def _strength(cards: Sequence[Card]) -> int:
-    """Declaration ladder (A4.2): 1, 2, 3 level cards < 3 LJ (4) < 3 BJ (5)."""
-    if cards[0] == LJ:
-        return 4
-    if cards[0] == BJ:
-        return 5
-    return len(cards)
 
 
-# Every attribute of a Match; `clone` copies these (a test keeps the list complete). Written
-# out because a compiled (mypyc) Match has no __dict__ to copy.
-STATE_FIELDS = (
-    "asks", "auto_deal", "bj_pending", "blood_next", "can", "current", "deal_no", "dealer",
-    "deck", "decl", "declared", "declarer_is_dealer", "dry_pot", "events", "failed_throws",
-    "first", "first_seat", "gained", "hand_failed_throws", "hand_no", "hands",
-    "joker_queue", "kitty", "pickup_jokers", "kitty_known_by", "kitty_public", "kitty_shown",
-    "last_trick_winner", "nothing_to_exchange", "last_winning_play", "lead_shape", "leader",
-    "level", "levels", "live",
-    "next_drawer", "order", "payee", "payer", "phase", "points", "pos", "results", "round_no",
-    "round_winners", "rules", "scores", "seed", "tribute_cards", "tribute_kind", "tribute_n",
-    "trick", "trick_no", "tricks", "trump", "window", "follows_memo",
-)
-
-
-class Match:
+class Match(MatchState):
     """A match of 打滚子 or classic 升级 between four seats (0+2 against 1+3)."""
 
     def __init__(
@@ -143,6 +83,7 @@ class Match:
         before every hand, so a server can supply secret seeds.
         """
         self.rules = rules or preset("gunzi")
+        self.variant = variant_of(self.rules)  # what this game rules differently
         self.live = self.rules.follow == "live"  # 活棒
         self.rng = rng if rng is not None else random.Random(0)
         self.auto_deal = auto_deal
@@ -151,21 +92,21 @@ class Match:
         if dealer is None and self.levels[0] != self.levels[1]:
             raise IllegalActionError(
                 "the first hand of a round is played with both teams at the same level",
-                "A3" if self.rules.is_gunzi else "B",
+                self.variant.clause("A3"),
             )
-        self.events: list[Event] = []
+        self.events = []
         self.hand_no = 0
         self.round_no = 1
         self.first = dealer is None
-        self.dealer: int | None = dealer
+        self.dealer = dealer
         self.blood_next = blood
         self.scores = [0, 0, 0, 0]  # cumulative A12 scores (打滚子)
         self.failed_throws = [0, 0, 0, 0]
         self.gained = [0, 0]  # levels gained this round/game (classic ladder)
-        self.results: list[dict[str, Any]] = []
-        self.round_winners: list[int] = []
+        self.results = []
+        self.round_winners = []
         self.phase = Phase.DEAL
-        self.current: int | None = CHANCE
+        self.current = CHANCE
         self.hand_rng = random.Random(0)
         self._reset_hand()
         if auto_deal:
@@ -177,26 +118,26 @@ class Match:
         # verifying one of them is a lookup. Stale once another event is appended; hands
         # change only through apply (a clone, whose hands a search may rearrange, starts
         # without it).
-        self.follows_memo: tuple[int, int, list[tuple[Card, ...]]] | None = None
-        self.seed: int | None = None
+        self.follows_memo = None
+        self.seed = None
         self.deal_no = 0
-        self.deck: list[Card] = []
+        self.deck = []
         self.pos = 0
         self.next_drawer = 0
         self.first_seat = 0
-        self.hands: list[list[int]] = [[0] * NUM_TYPES for _ in range(4)]
-        self.kitty: list[Card] = []
-        self.kitty_public: list[Card] = []  # kitty cards turned face up (flip, random draw)
+        self.hands = [[0] * NUM_TYPES for _ in range(4)]
+        self.kitty = []
+        self.kitty_public = []  # kitty cards turned face up (flip, random draw)
         self.kitty_shown = False  # whole current kitty public
-        self.kitty_known_by: frozenset[int] = NOBODY  # seats that know the whole kitty
-        self.decl: tuple[int, tuple[Card, ...], int] | None = None  # seat, cards, suit
+        self.kitty_known_by = NOBODY  # seats that know the whole kitty
+        self.decl = None  # seat, cards, suit
         self.declarer_is_dealer = False
         self.bj_pending = False
         self.trump = -1
         team = team_of(self.dealer) if self.dealer is not None else 0
         self.level = self.levels[team]
-        self.order: Order = order_for(self.level, -1, self.rules.permanent_twos)
-        self.asks: list[int] = []
+        self.order = order_for(self.level, -1, self.rules.permanent_twos)
+        self.asks = []
         self.can = [False, False, False, False]
         self.window = False
         self.declared = False
@@ -204,20 +145,22 @@ class Match:
         self.payer = -1
         self.payee = -1
         self.tribute_kind = "none"
-        self.tribute_cards: tuple[Card, ...] = ()
+        self.tribute_cards = ()
         self.dry_pot = False
-        self.joker_queue: list[int] = []
-        self.pickup_jokers: tuple[Card, ...] | None = None  # announced, pick-up to choose
+        self.joker_queue = []
+        self.pickup_jokers = None  # announced, pick-up to choose
         self.nothing_to_exchange = False  # a failed announcement made that public
         self.leader = -1
-        self.trick: list[tuple[int, tuple[Card, ...]]] = []
-        self.lead_shape: CT.Shape | None = None
+        self.trick = []
+        self.lead_shape = None
         self.trick_no = 0
         self.points = [0, 0]  # trick points per team
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks = []
         self.last_trick_winner = -1
-        self.last_winning_play: tuple[Card, ...] = ()
+        self.last_winning_play = ()
         self.hand_failed_throws = [0, 0, 0, 0]
+        # The hand's last failed throw and who stopped it with what (public, for the tables).
+        self.failed_throw = None
 
     def clone(self) -> Match:
         """An independent copy (for search and what-if analysis)."""
@@ -234,9 +177,24 @@ class Match:
         new.hand_rng.setstate(self.hand_rng.getstate())
         return new
 
+    # ------------------------------------------ the game protocol (engine/game.py)
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
     @property
     def over(self) -> bool:
+        """The older name of :attr:`is_over`."""
         return self.phase is Phase.OVER
+
+    def returns(self) -> list[float]:
+        """Per seat: the A12 scores so far (打滚子), or the Part C game points of the
+        games finished so far (classic: less the failed-throw penalties)."""
+        return self.variant.returns(self)
+
+    def information_state(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know now: :func:`gunzi.engine.view.view`."""
+        return view(self, seat)
 
     @property
     def no_trump(self) -> bool:
@@ -250,13 +208,6 @@ class Match:
     def to_act(self) -> int | None:
         """The seat that must decide now, CHANCE (-1) for a pending deal, None when over."""
         return self.current
-
-    def hand_size(self, seat: int) -> int:
-        return sum(self.hands[seat])
-
-    def attackers(self) -> int:
-        """The attacking team (抓分方), or -1 while the dealer is unknown."""
-        return -1 if self.dealer is None else 1 - team_of(self.dealer)
 
     # ----------------------------------------------------------------- events
     def _emit(
@@ -282,21 +233,6 @@ class Match:
     # ------------------------------------------------------------------- deal
     def _auto_deal(self) -> None:
         self._deal(self.deal_seed(self.rng.getrandbits(SEED_BITS)), None, None)
-
-    def deal_seed(self, fresh: int) -> int:
-        """The seed the next deal must use: ``fresh``, except for the second play of a
-        duplicate board, which repeats the first play's deal."""
-        if self.rules.duplicate and self.hand_no % 2 == 1 and self.seed is not None:
-            return self.seed
-        return fresh
-
-    def revealed_hands(self) -> int:
-        """How many hands (from the first) have their secrets public: those that are over,
-        except that a duplicate board's first play stays secret until the board is done."""
-        done = self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
-        if self.rules.duplicate and self.phase is not Phase.OVER:
-            done -= done % 2
-        return done
 
     def _board_start(self, seed: int) -> None:
         """复式: every hand starts afresh at the first level with no tribute; the board's
@@ -376,40 +312,6 @@ class Match:
         self._start_deal(deck)
 
     # ------------------------------------------------------------ draw phase
-    def _can_declare(self, seat: int) -> bool:
-        hand = self.hands[seat]
-        rules = self.rules
-        if self.first and rules.is_gunzi:
-            return self.decl is None and hand[BJ] > 0
-        need = _strength(self.decl[1]) + 1 if self.decl else 1
-        if need <= 3:
-            lv = self.level
-            for s in range(4):
-                if hand[s * 13 + lv] >= need:
-                    return True
-        if rules.joker_declarations:
-            if need <= 4 and hand[LJ] >= 3:
-                return True
-            if need <= 5 and hand[BJ] >= 3:
-                return True
-        return False
-
-    def declarations(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
-        if self.first and self.rules.is_gunzi:
-            return [Action(Kind.DECLARE, seat, (BJ,))] if self._can_declare(seat) else []
-        need = _strength(self.decl[1]) + 1 if self.decl else 1
-        out = []
-        for s in range(4):
-            card = s * 13 + self.level
-            for k in range(need, min(hand[card], 3) + 1):
-                out.append(Action(Kind.DECLARE, seat, (card,) * k))
-        if self.rules.joker_declarations:
-            for joker, strength in ((LJ, 4), (BJ, 5)):
-                if strength >= need and hand[joker] >= 3:
-                    out.extend(Action(Kind.DECLARE, seat, (joker,) * 3, s) for s in range(4))
-        return out
-
     def _run_draw(self) -> None:
         """Draw until a seat must be asked (A4, [I-2]) or the bidding closes."""
         total = 4 * self.rules.hand_size
@@ -462,7 +364,7 @@ class Match:
         seat = action.seat
         cards = action.cards
         suit = action.suit if cards[0] >= LJ else cards[0] // 13
-        gunzi_first = self.first and self.rules.is_gunzi
+        gunzi_first = self.first and self.variant.grabs_big_joker
         if gunzi_first:
             suit = -1
         self.decl = (seat, cards, suit)
@@ -516,7 +418,7 @@ class Match:
         rules = self.rules
         if self.decl is None:
             # [I-30] classic 无主: the hand is played with no trump suit (trump -1).
-            no_trump = not rules.is_gunzi and rules.no_declaration == "no-trump"
+            no_trump = self.variant.no_trump and rules.no_declaration == "no-trump"
             if self.first:
                 if not self._kitty_flip(name_trump=not no_trump):
                     return
@@ -541,7 +443,7 @@ class Match:
                 self._run_draw()
                 return
             self._set_trump(turned[-1] // 13, "kitty-turn", turned)
-        elif self.decl is not None and not (self.first and rules.is_gunzi):
+        elif self.decl is not None and not (self.first and self.variant.grabs_big_joker):
             self._emit("trump", {"suit": C.SUITS[self.trump], "how": "declared", "cards": []})
         self.bj_pending = False
         self._begin_tribute()
@@ -600,7 +502,7 @@ class Match:
     def _begin_tribute(self) -> None:
         assert self.dealer is not None
         self.level = self.levels[team_of(self.dealer)]
-        n = self.tribute_n if self.rules.is_gunzi else 0
+        n = self.tribute_n if self.variant.tribute else 0
         if n <= 0:
             self._after_tribute()
             return
@@ -622,43 +524,6 @@ class Match:
             return
         self.phase = Phase.TRIBUTE
         self.current = self.payer
-
-    def _tribute_key(self, card: Card) -> tuple[int, int]:
-        return (1 if self.order.cls[card] == TRUMP else 0, self.order.power[card])
-
-    def tribute_split(self, seat: int) -> tuple[list[Card], list[Card], int]:
-        """(cards that must be given, tied cards to choose from, how many of those to choose)."""
-        hand = self.hands[seat]
-        mine = sorted(
-            (c for c in range(NUM_TYPES) for _ in range(hand[c]) if not POINTS[c]),
-            key=self._tribute_key,
-            reverse=True,
-        )
-        n = self.tribute_n
-        cut = self._tribute_key(mine[n - 1])
-        forced = [c for c in mine if self._tribute_key(c) > cut]
-        tied = [c for c in mine if self._tribute_key(c) == cut]
-        return forced, tied, n - len(forced)
-
-    def return_tiers(self, seat: int) -> tuple[set[Card], set[Card]]:
-        """[I-6] return tiers: (side non-point cards, other non-point cards)."""
-        hand = self.hands[seat]
-        side = {c for c in range(NUM_TYPES) if hand[c] and not POINTS[c] and self.order.cls[c] < 4}
-        other = {c for c in range(NUM_TYPES) if hand[c] and not POINTS[c] and c not in side}
-        if self.rules.return_fill == "any":
-            other = set()
-        return side, other
-
-    def return_caps(self, seat: int) -> tuple[set[Card], set[Card], int, int, int]:
-        side, other = self.return_tiers(seat)
-        hand = self.hands[seat]
-        n = self.tribute_n
-        n1 = sum(hand[c] for c in side)
-        n2 = sum(hand[c] for c in other)
-        cap1 = min(n, n1)
-        cap2 = min(n, n1 + n2) - cap1
-        cap3 = n - cap1 - cap2
-        return side, other, cap1, cap2, cap3
 
     def _apply_tribute(self, action: Action) -> Event:
         self._move(self.payer, self.payee, action.cards)
@@ -693,10 +558,10 @@ class Match:
     # ------------------------------------------------------------------ kitty
     def _after_tribute(self) -> None:
         assert self.dealer is not None
-        if self.declared and self.rules.is_gunzi:
+        if self.declared and self.variant.kitty_shown_after_declaring:
             self.kitty_shown = True
             self._emit("kitty_shown", {"cards": C.names(self.kitty), "when": "after-declaring"})
-            if self.rules.is_gunzi and self._is_dry_pot():
+            if self._is_dry_pot():
                 self.dry_pot = True
                 self._emit("dry_pot", {"cards": C.names(self.kitty)})
                 self._begin_play()
@@ -729,7 +594,7 @@ class Match:
         self.kitty_known_by = frozenset((seat,))
         ev = self._emit("bury", {"seat": seat, "n": len(action.cards)},
                         {"cards": C.names(action.cards)}, frozenset((seat,)))
-        if self.rules.is_gunzi:
+        if self.variant.joker_burying:
             if BJ in action.cards or LJ in action.cards:
                 self._show_kitty("dealer-buried-jokers")
             step = 1 if self.rules.joker_bury_order == "after-dealer" else -1
@@ -738,16 +603,6 @@ class Match:
         else:
             self._begin_play()
         return ev
-
-    def pickup_eligible(self) -> list[Card]:
-        """Kitty cards a joker burier may take back: neither point cards nor jokers (A6.4)."""
-        return [c for c in self.kitty if not POINTS[c] and c < LJ]
-
-    def pickup_key(self, card: Card) -> tuple[int, int]:
-        """'Lowest' for pick-ups: side before trump, then lower rank; suits tie (A6.4)."""
-        if self.order.cls[card] == TRUMP:
-            return (1, self.order.power[card])
-        return (0, card % 13)
 
     def _show_kitty(self, when: str) -> None:
         self.kitty_shown = True
@@ -767,25 +622,6 @@ class Match:
             return
         self.joker_queue = []
         self._begin_play()
-
-    def auto_take(self, k: int) -> list[Card]:
-        """The k lowest exchangeable kitty cards, ties broken by card id."""
-        eligible = sorted(self.pickup_eligible(), key=lambda c: (self.pickup_key(c), c))
-        return eligible[:k]
-
-    def pickup_choices(self, k: int) -> list[tuple[Card, ...]]:
-        """Every legal pick-up of k cards: the k lowest, choosing among same-rank ties."""
-        eligible = sorted(self.pickup_eligible(), key=self.pickup_key)
-        cut = self.pickup_key(eligible[k - 1])
-        forced = [c for c in eligible if self.pickup_key(c) < cut]
-        tied: dict[Card, int] = {}
-        for c in eligible:
-            if self.pickup_key(c) == cut:
-                tied[c] = tied.get(c, 0) + 1
-        return [
-            tuple(sorted(forced + list(extra)))
-            for extra in C.multiset_combinations(sorted(tied.items()), k - len(forced))
-        ]
 
     def _apply_bury_jokers(self, action: Action) -> Event:
         """Bury jokers (A6.4).
@@ -867,20 +703,8 @@ class Match:
         cards = action.cards
         public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
                                   "trick": self.trick_no}
-        if not self.trick and not self.rules.is_gunzi:
-            pol = policy_of(self.rules)
-            shape = CT.decompose(cards, self.order, pol)
-            if len(shape.units) > 1:
-                others = [self.hands[(seat + i) % 4] for i in (1, 2, 3)]
-                failed = CT.failed_throw(shape, others, self.order)
-                if failed is not None:
-                    self.failed_throws[seat] += 1
-                    self.hand_failed_throws[seat] += 1
-                    public["attempted"] = public["cards"]
-                    cards = tuple(sorted(failed.cards))
-                    public["cards"] = tuple(C.names(cards))
-                    shape = CT.decompose(cards, self.order, pol)
-            self.lead_shape = shape
+        if not self.trick:
+            cards = self.variant.lead(self, seat, cards, public)
         hand = self.hands[seat]
         for c in cards:
             hand[c] -= 1
@@ -894,11 +718,7 @@ class Match:
 
     def _end_trick(self) -> None:
         plays = [p for _, p in self.trick]
-        if self.rules.is_gunzi:
-            idx = GT.trick_winner(plays, self.order)
-        else:
-            assert self.lead_shape is not None
-            idx = CT.trick_winner(self.lead_shape, plays, self.order, policy_of(self.rules))
+        idx = self.variant.trick_winner(self, plays)
         winner = self.trick[idx][0]
         pts = 0
         for p in plays:
@@ -923,7 +743,7 @@ class Match:
 
     # ------------------------------------------------------------ hand end
     def _end_hand(self) -> None:
-        result = hand_end.score_gunzi(self) if self.rules.is_gunzi else hand_end.score_classic(self)
+        result = self.variant.score_hand(self)
         if self.rules.duplicate:
             result["board"] = (self.hand_no + 1) // 2
             result["play"] = 2 - self.hand_no % 2
@@ -942,61 +762,13 @@ class Match:
         if self.auto_deal:
             self._auto_deal()
 
-    def finish_round(self, winner_team: int) -> None:
-        self.round_winners.append(winner_team)
-        self.round_no += 1
-        self.first = True
-        self.levels = [self.rules.first_level] * 2
-        self.gained = [0, 0]
-        self.dealer = None
-
     # ------------------------------------------------------------ public API
     def verify(self, action: Action) -> None:
         """Raise the error :meth:`apply` would raise for ``action``; change nothing."""
-        if not isinstance(action, Action):
-            raise MalformedActionError(f"not an action: {action!r}")
-        for group in (action.cards, action.take) if action.take else (action.cards,):
-            try:
-                bad = bool(group) and (min(group) < 0 or max(group) >= NUM_TYPES)
-            except TypeError:
-                bad = True
-            if bad:
-                raise MalformedActionError(
-                    f"{action.kind.value}: {list(group)!r} holds something that is not a card "
-                    "id 0..53")
-        if action.seat != self.current or action.kind not in PHASE_KIND[self.phase]:
-            self._refuse_turn(action)
-        _VERIFY[action.kind](self, action)
-
-    def _refuse_turn(self, action: Action) -> NoReturn:
-        """Raise the error for an action by the wrong seat or of the wrong kind."""
-        seat = action.seat
-        if type(seat) is not int or not (seat == CHANCE if action.kind is Kind.DEAL
-                                         else 0 <= seat <= 3):
-            what = "the dealer machine (-1)" if action.kind is Kind.DEAL else "a seat 0..3"
-            raise MalformedActionError(f"{action.kind.value}: seat {seat!r} is not {what}")
-        rule = checks.clause(self, PHASE_RULE[self.phase])
-        if self.phase is Phase.OVER:
-            raise OutOfTurnError(f"the match is over; {action} is not possible", rule)
-        expected = " or ".join(k.value for k in PHASE_KIND[self.phase])
-        if self.phase is Phase.DRAW and seat != self.current and seat != CHANCE:
-            # Who is being asked is private: in a first hand of 打滚子 only big-joker
-            # holders are asked, so naming the seat would tell who holds one.
-            raise OutOfTurnError(
-                f"{action}: during the draw a seat acts only when asked whether to "
-                f"declare (then: {expected}); seat {seat} is not being asked now", rule)
-        who = "the dealer machine" if self.current == CHANCE else f"seat {self.current}"
-        if action.kind not in PHASE_KIND[self.phase]:
-            raise OutOfTurnError(
-                f"{action}: the {self.phase.value} phase expects {expected} from {who}", rule)
-        raise OutOfTurnError(f"{action}: not this seat's turn; waiting for {who}", rule)
+        checks.verify(self, action)
 
     def can_apply(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except (MalformedActionError, OutOfTurnError, IllegalActionError):
-            return False
-        return True
+        return checks.can_apply(self, action)
 
     def apply(self, action: Action, *, validate: bool = True) -> Event:
         """Validate (unless told not to) and perform ``action``; return its event."""

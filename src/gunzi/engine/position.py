@@ -8,8 +8,13 @@ dealt, declared, tributed and buried the way the caller says, and stopped at the
 play. The match waits for a deal action after the hand (``auto_deal`` off), so a
 caller can read ``results[-1]`` and stop.
 
-The attributes are set the way ``Match.__init__`` and ``Match._reset_hand`` set them;
-a test checks that a position copied from a real match plays out to the same result.
+This is the documented public way to build a position (tests and tools use it instead
+of setting a match's attributes): the match is made by the public constructor, then the
+hand is set to what the caller gives. It validates what it is given: cards conserved
+(every card of the pack exactly ``decks`` times among hands, kitty, finished tricks and
+the trick in progress) unless the caller says the position is ``partial``, and always
+seats in turn, trick sizes, points adding up and hand sizes fitting the trick. A test
+checks that a position copied from a real match plays out to the same result.
 """
 
 from __future__ import annotations
@@ -18,9 +23,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gunzi.engine import classic_tricks as CT
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, Card
-from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import NOBODY
 from gunzi.engine.match import Match, Phase, team_of
@@ -42,8 +45,10 @@ def _check(
     trick: Sequence[tuple[int, tuple[Card, ...]]],
     tricks_done: Sequence[Mapping[str, Any]],
     points: Sequence[int],
+    partial: bool,
 ) -> None:
-    """Cards conserved, seats in turn, trick sizes consistent, points adding up."""
+    """Seats in turn, trick sizes consistent, points adding up; unless ``partial`` also
+    cards conserved and the kitty's size."""
     total = [0] * NUM_TYPES
     for h in hands:
         if len(h) != NUM_TYPES or any(k < 0 for k in h):
@@ -73,13 +78,14 @@ def _check(
             raise _fail("every play of a trick has the lead's size")
         for c in p:
             total[c] += 1
-    for c in range(NUM_TYPES):
-        if total[c] != rules.decks:
-            raise _fail(f"{NAMES[c]} appears {total[c]} times, not {rules.decks}")
     if len(trick) >= 4:
         raise _fail("the current trick holds at most three plays")
-    if len(kitty) != rules.kitty_size:
-        raise _fail(f"the kitty holds {len(kitty)} cards, not {rules.kitty_size}")
+    if not partial:
+        for c in range(NUM_TYPES):
+            if total[c] != rules.decks:
+                raise _fail(f"{NAMES[c]} appears {total[c]} times, not {rules.decks}")
+        if len(kitty) != rules.kitty_size:
+            raise _fail(f"the kitty holds {len(kitty)} cards, not {rules.kitty_size}")
     sizes = [sum(h) for h in hands]
     played = {s for s, _ in trick}
     n = len(trick[0][1]) if trick else 0
@@ -119,6 +125,7 @@ def play_position(
     failed_throws: Sequence[int] | None = None,
     gained: Sequence[int] = (0, 0),
     rng: random.Random | None = None,
+    partial: bool = False,
     check: bool = True,
 ) -> Match:
     """A match in the PLAY phase at this position; the next seat to play is to act.
@@ -127,38 +134,28 @@ def play_position(
     ``trick`` the plays of the trick in progress as ``(seat, cards)`` from ``leader``,
     ``tricks_done`` the finished tricks like ``Match.tricks`` (``leader``, ``plays`` in play
     order, ``winner``, ``points``), ``points`` the trick points per team so far. ``level``
-    defaults to the dealer team's level. With ``check`` the position must conserve the
-    deck and have consistent hand sizes (:class:`IllegalActionError` otherwise). Classic
+    defaults to the dealer team's level. The position must conserve the deck, unless
+    ``partial`` (a few cards for a test or a puzzle), and be consistent
+    (:class:`IllegalActionError` otherwise); ``check=False`` skips every check, for
+    search, whose guessed deals are consistent by construction. Classic
     games also carry the failed throws of this hand (and of the game, default the same)
     and the levels gained so far, for the Part C points.
     """
     play_list = [(s, tuple(p)) for s, p in trick]
     if check:
-        _check(rules, hands, kitty, leader, play_list, tricks_done, points)
-    m = Match.__new__(Match)
-    # Match.__init__
-    m.rules = rules
-    m.live = rules.follow == "live"
-    m.rng = rng if rng is not None else random.Random(0)
-    m.auto_deal = False
-    m.levels = list(levels)
-    m.events = []
+        _check(rules, hands, kitty, leader, play_list, tricks_done, points, partial)
+    if len(levels) != 2:
+        raise _fail(f"two team levels, not {list(levels)}")
+    # The public constructor sets the match and a fresh hand; then the hand is set to what
+    # the draw, tribute and kitty phases would have left behind.
+    m = Match(rules, rng, auto_deal=False, levels=(levels[0], levels[1]), dealer=dealer,
+              blood=blood)
     m.hand_no = hand_no
     m.round_no = round_no
     m.first = first
-    m.dealer = dealer
-    m.blood_next = blood
     m.scores = list(scores)
     m.failed_throws = list(hand_failed_throws if failed_throws is None else failed_throws)
     m.gained = list(gained)
-    m.results = []
-    m.round_winners = []
-    m.hand_rng = random.Random(0)
-    m.phase = Phase.DEAL
-    m.current = -1
-    # Match._reset_hand sets every per-hand attribute to its start value (new ones too);
-    # then set what the draw, tribute and kitty phases leave behind.
-    m._reset_hand()
     m.deal_no = 1
     m.pos = 4 * rules.hand_size
     m.next_drawer = dealer
@@ -186,9 +183,7 @@ def play_position(
     # Play.
     m.leader = leader
     m.trick = play_list
-    m.lead_shape = None
-    if play_list and not rules.is_gunzi:
-        m.lead_shape = CT.decompose(play_list[0][1], m.order, policy_of(rules))
+    m.lead_shape = m.variant.lead_shape(rules, play_list[0][1], m.order) if play_list else None
     m.trick_no = len(tricks_done) + 1
     m.points = list(points)
     m.tricks = [

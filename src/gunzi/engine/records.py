@@ -95,8 +95,13 @@ def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
             data = json.loads(line.rstrip("\r\n"))  # columns count within the line
         except json.JSONDecodeError as exc:
             raise RecordError(f"line {number + 1} is not JSON: {json_problem(exc)}") from None
+        except (ValueError, RecursionError) as exc:  # a huge integer; nesting too deep
+            what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise RecordError(f"line {number + 1} is not readable JSON: {what[:120]}") from None
         if not isinstance(data, dict):
             raise RecordError(f"line {number + 1} is not a JSON object")
+        if not isinstance(data.get("type", ""), str):
+            raise RecordError(f"line {number + 1}: 'type' must be a string")
         yield data
 
 
@@ -206,8 +211,9 @@ def checked_events(
                    else "events before it are repeated or out of order"), number)
         try:
             action = action_of(event)
-        except GunziError as exc:
-            raise RecordError(f"malformed {event.get('type')!r} event: {exc}", number) from None
+        except (GunziError, KeyError, TypeError, ValueError) as exc:  # a field missing or odd
+            what = exc if isinstance(exc, GunziError) else f"{type(exc).__name__} {exc}"[:120]
+            raise RecordError(f"malformed {event.get('type')!r} event: {what}", number) from None
         if action is not None:
             if pending:
                 raise RecordError(f"the record skips the engine's {pending[0]['type']!r} event",

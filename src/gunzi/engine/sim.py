@@ -19,6 +19,7 @@ from gunzi.engine import records
 from gunzi.engine.legal import play_action
 from gunzi.engine.match import Match
 from gunzi.engine.rules import PRESETS, Ruleset, preset
+from gunzi.engine.variant import variant_of
 from gunzi.engine.view import view
 
 
@@ -52,7 +53,7 @@ def play_random_hands(
         match_seed = master.getrandbits(64)
         match = Match(rules, random.Random(match_seed))
         matches += 1
-        while not match.over and len(results) < hands:
+        while not match.is_over and len(results) < hands:
             seat = match.to_act
             assert seat is not None
             done = len(match.results)
@@ -97,11 +98,7 @@ def simulate(rules: Ruleset, hands: int, seed: int, records_dir: Path | None = N
         "round_ends": dict(sorted(Counter(
             r["round_end"] for r in results if r.get("round_end")).items())),
     }
-    if rules.is_gunzi:
-        out["mean_tribute_cards"] = round(sum(r["tribute"]["n"] for r in results) / n, 3)
-        out["dry_pot_rate"] = round(sum(1 for r in results if r["dry_pot"]) / n, 4)
-    else:
-        out["failed_throws"] = sum(sum(r["failed_throws"]) for r in results)
+    out.update(variant_of(rules).stats(results))
     return out
 
 
@@ -114,7 +111,7 @@ def bench(rules: Ruleset, hands: int, seed: int,
     match = Match(rules, random.Random(seed))
     rng = random.Random(seed)
     positions: list[Match] = []
-    while len(positions) < 200 and not match.over:
+    while len(positions) < 200 and not match.is_over:
         seat = match.to_act
         assert seat is not None
         if match.phase.value == "play":

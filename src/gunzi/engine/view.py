@@ -8,32 +8,81 @@ written only for finished hands, whose secrets are public by then).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.match import Match, Phase
+from gunzi.engine.state import STATE_FIELDS, MatchState, Phase
 
 SPECTATOR = None
+M = TypeVar("M", bound=MatchState)
+# Match fields seat_position does not copy as they are: hidden from some seat, or engine
+# machinery (the deal's seed and deck, the event log with its secrets, the generators).
+_BLANKED = frozenset(("hands", "deck", "seed", "events", "kitty", "tribute_cards", "can",
+                      "asks", "follows_memo"))
 
 
-def _sorted_hand(match: Match, seat: int) -> list[str]:
+def _sorted_hand(match: MatchState, seat: int) -> list[str]:
     order = match.order
     cards = C.expand(match.hands[seat])
     cards.sort(key=order.sort_key)
     return C.names(cards)
 
 
-def view(match: Match, seat: int | None) -> dict[str, Any]:
+def visible_to_act(match: MatchState, seat: int | None) -> int | None:
+    """Who is to act, as ``seat`` may know it (None if it may not).
+
+    While drawing, who is being asked is private: in a first hand of 打滚子 only big-joker
+    holders are asked, and being asked at all tells that the seat could declare.
+    """
+    if match.phase is Phase.DRAW and match.current != seat:
+        return None
+    return match.current
+
+
+def knows_kitty(match: MatchState, seat: int | None) -> bool:
+    """Whether ``seat`` may see the whole current kitty."""
+    return match.kitty_shown or (seat is not None and seat in match.kitty_known_by)
+
+
+def seat_position(match: M, seat: int) -> M:
+    """A copy of ``match`` that holds only what ``seat`` may know, to answer its own
+    questions (is this action legal, and why not; some legal action) with the engine's
+    rules and no way to reach hidden cards.
+
+    The other hands are empty, the kitty is empty unless the seat knows it, and the deal's
+    seed and deck, the event log, the generators, the tribute cards (unless the seat gave
+    or got them) and who else may declare are gone. It is a position for the seat's own
+    decision only: it cannot be played on (no generator, no deck), which a test checks
+    along with everything reachable from a bot's Decision.
+    """
+    cls = type(match)
+    new = cls.__new__(cls)
+    for name in STATE_FIELDS:
+        if name not in _BLANKED:
+            value = getattr(match, name)
+            setattr(new, name, list(value) if type(value) is list else value)
+    new.hands = [list(h) if s == seat else [0] * C.NUM_TYPES
+                 for s, h in enumerate(match.hands)]
+    new.deck = []
+    new.seed = None
+    new.events = []
+    new.follows_memo = None
+    new.kitty = list(match.kitty) if knows_kitty(match, seat) else []
+    new.tribute_cards = match.tribute_cards if seat in (match.payer, match.payee) else ()
+    new.can = [match.can[s] and s == seat for s in range(4)]
+    new.asks = [seat] if match.asks and match.asks[0] == seat else []
+    return new
+
+
+def view(match: MatchState, seat: int | None) -> dict[str, Any]:
     """Everything ``seat`` (0..3, or None for a spectator) may know now, as plain data."""
     phase = match.phase
-    # While drawing, who is being asked is private: it tells that the seat could declare.
-    to_act = match.current
-    if phase is Phase.DRAW and to_act != seat:
-        to_act = None
+    to_act = visible_to_act(match, seat)
     decl = match.decl
     kitty_cards: list[str] | None = None
-    if match.kitty_shown or (seat is not None and seat in match.kitty_known_by):
+    if knows_kitty(match, seat):
         kitty_cards = C.names(match.kitty)
     trick = match.trick
     winning = None
@@ -91,26 +140,19 @@ def view(match: Match, seat: int | None) -> dict[str, Any]:
             }
             for t in match.tricks
         ],
+        # Public: a failed throw is shown to the table with the card that stops it.
+        "failed_throw": None if match.failed_throw is None else thaw(match.failed_throw),
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(match.results[-1]) if match.results else None,
-        "over": match.over,
+        "over": match.phase is Phase.OVER,
     }
     return out
 
 
-def _current_winner(match: Match) -> int:
-    from gunzi.engine import classic_tricks as CT
-    from gunzi.engine import gunzi_tricks as GT
-    from gunzi.engine.classic_policy import policy_of
-
+def _current_winner(match: MatchState) -> int:
     plays = [p for _, p in match.trick]
-    if match.rules.is_gunzi:
-        idx = GT.trick_winner(plays, match.order)
-    else:
-        assert match.lead_shape is not None
-        idx = CT.trick_winner(match.lead_shape, plays, match.order, policy_of(match.rules))
-    return match.trick[idx][0]
+    return match.trick[match.variant.trick_winner(match, plays)][0]
 
 
 def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str, Any] | None:
@@ -127,26 +169,39 @@ def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str,
     return out
 
 
-def stream(match: Match, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
-    """The seat's own event stream after its ``since``-th event, numbered ``seq`` from 1.
+def numbered(match: MatchState, seat: int | None, start: int = 0, seq: int = 0
+             ) -> Iterator[dict[str, Any]]:
+    """The seat's events from ``match.events[start:]`` as it may see them, each with its
+    ``seq``, counting on from ``seq`` (the seat's count of the events before ``start``).
 
-    Numbering is per recipient, so the gaps left by private events of other seats
-    do not show that they exist; it never changes once given. Events of finished
-    hands are shown in full (the private ones of others stay out of the stream).
+    This is the one place that numbers a recipient's events: per recipient, so the gaps
+    left by private events of other seats do not show that they exist; a number never
+    changes once given. Events of finished hands are shown in full (the private ones of
+    others stay out).
     """
-    out: list[dict[str, Any]] = []
-    seq = 0
     # A hand's secrets are public once it is over (next deal pending, or the match ended).
     finished = match.revealed_hands()
-    for ev in match.events:
+    events = match.events
+    for i in range(start, len(events)):
+        ev = events[i]
         d = redact(ev, seat)
         if d is None:
             continue
         seq += 1
-        if seq > since:
-            if ev.hand <= finished:
-                d = redact(ev, seat, reveal=True)
-                assert d is not None
-            d["seq"] = seq
-            out.append(d)
-    return out
+        if ev.hand <= finished:
+            d = redact(ev, seat, reveal=True)
+            assert d is not None
+        d["seq"] = seq
+        yield d
+
+
+def seq_at(match: MatchState, seat: int | None, end: int | None = None) -> int:
+    """How many of the first ``end`` events (all by default) ``seat`` sees: its last seq."""
+    events = match.events if end is None else match.events[:end]
+    return sum(1 for ev in events if redact(ev, seat) is not None)
+
+
+def stream(match: MatchState, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+    """The seat's own event stream after its ``since``-th event, numbered ``seq`` from 1
+    (see :func:`numbered`)."""
+    return [d for d in numbered(match, seat) if d["seq"] > since]

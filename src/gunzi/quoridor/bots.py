@@ -32,7 +32,7 @@ class Bot(Protocol):
 
 
 def _require_turn(game: QuoridorGame, seat: int) -> None:
-    if game.is_over or game.to_move != seat:
+    if game.is_over or game.to_act != seat:
         raise OutOfTurnError(f"seat {seat} has nothing to decide now")
 
 

@@ -275,7 +275,7 @@ class QuoridorGame:
             a = geo.anchor(w.row, w.col)
             why = B.wall_problem(geo, st, w.orientation, a)
             if why:
-                raise IllegalActionError(f"wall {text!r} {why}", rule=RULE_WALLS)
+                raise IllegalActionError(game._wall_reason(w, a, why), rule=RULE_WALLS)
             st = B.with_wall(geo, replace(st, walls_left=(1,) * rules.players), w.orientation, a)
             game._walls.append(Wall(-1, w.row, w.col, w.orientation))
         game._state = replace(st, walls_left=left, to_move=to_move, turns=0)
@@ -306,9 +306,25 @@ class QuoridorGame:
         return self._over
 
     @property
-    def to_move(self) -> int | None:
-        """The seat to act, or ``None`` when the game is over."""
+    def to_act(self) -> int | None:
+        """The seat to act, or ``None`` when the game is over (the game protocol's name)."""
         return None if self._over else self._state.to_move
+
+    @property
+    def to_move(self) -> int | None:
+        """The older name of :attr:`to_act`."""
+        return self.to_act
+
+    def returns(self) -> list[float]:
+        """Per seat: +1 for the winner, the others share -1; all 0 while playing or drawn."""
+        n = self.rules.players
+        if self._winner is None:
+            return [0.0] * n
+        return [1.0 if s == self._winner else -1.0 / (n - 1) for s in range(n)]
+
+    def information_state(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` knows: the whole board (步步为营 hides nothing); see :meth:`view`."""
+        return self.view(seat)
 
     @property
     def players(self) -> int:
@@ -471,8 +487,24 @@ class QuoridorGame:
         a = geo.anchor(w.row, w.col)
         why = B.wall_problem(geo, st, w.orientation, a)
         if why:
-            raise IllegalActionError(f"wall {w.text()} {why}", rule=RULE_WALLS)
+            raise IllegalActionError(self._wall_reason(w, a, why), rule=RULE_WALLS)
         return a
+
+    def _wall_reason(self, w: Wall, a: int, why: str) -> str:
+        """Why ``w`` cannot be placed, naming the wall in its way (players ask 'which?')."""
+        geo = self.geometry
+        if why == "crosses":
+            other = Wall(-1, w.row, w.col, B.H if w.orientation == B.V else B.V)
+            return f"wall {w.text()} crosses wall {other.text()} at its middle"
+        if why == "overlaps":
+            edges = geo.wall_up if w.orientation == B.H else geo.wall_right
+            for old in self._walls:
+                if old.orientation == w.orientation and \
+                        edges[geo.anchor(old.row, old.col)] & edges[a]:
+                    return f"wall {w.text()} overlaps wall {old.text()}"
+        if why.startswith("cuts every path"):
+            return f"wall {w.text()} {why} to its goal"
+        return f"wall {w.text()} {why}"
 
     # ---- acting
 
@@ -528,8 +560,8 @@ class QuoridorGame:
 
     # ---- views
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` sees (everything is public), as JSON-able data."""
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) sees (everything is public), as JSON-able data."""
         geo = self.geometry
         return {
             "game": "quoridor",
@@ -549,7 +581,7 @@ class QuoridorGame:
                 for s, p in enumerate(self._state.pawns)
             ],
             "walls": [{"seat": w.seat, "wall": w.text()} for w in self._walls],
-            "legal": [a.text() for a in self.legal_actions(seat)],
+            "legal": [] if seat is None else [a.text() for a in self.legal_actions(seat)],
             "is_over": self._over,
             "winner": self._winner,
         }

@@ -21,7 +21,7 @@ def play_game(
     """Play one game to its end, seat ``s`` played by ``bots[s]``; return the finished game."""
     game = QuoridorGame(rules)
     while not game.is_over:
-        seat = game.to_move
+        seat = game.to_act
         assert seat is not None
         t0 = time.perf_counter()
         action = bots[seat].choose(game, seat, rng)

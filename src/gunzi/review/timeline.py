@@ -13,8 +13,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gunzi.engine import cards as C
+from gunzi.engine import classic_tricks as CT
 from gunzi.engine import records
 from gunzi.engine.actions import Action
+from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.errors import RecordError
 from gunzi.engine.match import Match
 from gunzi.engine.order import Order
@@ -132,6 +134,12 @@ def build(lines: list[dict[str, Any]]) -> dict[str, Any]:
             play: dict[str, Any] = {"seat": ev["seat"], "cards": ev["cards"]}
             if "attempted" in ev:
                 play["attempted"] = ev["attempted"]
+                # The match is the state before the lead: the others' hands as they were.
+                forced = C.parse_many(ev["cards"])
+                part = CT.decompose(forced, match.order, policy_of(match.rules)).units[0]
+                stop = CT.blocker(part, ev["seat"], match.hands, match.order)
+                assert stop is not None  # the record was validated: the throw did fail
+                play["blocker"], play["beats"] = stop[0], _sorted(match.order, C.names(stop[1]))
             hand["tricks"][-1]["plays"].append(play)
         elif kind == "trick":
             trick = hand["tricks"][-1]

@@ -20,17 +20,38 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from gunzi.server import auth, board_api, lobby, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
+from gunzi.server.limits import BodyLimit, Limits
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings, from_env
 from gunzi.server.tables import Hall
 
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+# The pages load only their own scripts and styles (no inline code, no eval), talk only
+# to this origin (fetch and WebSockets), and may not be framed.
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
+# FastAPI's interactive docs (/api/docs) are Swagger UI from its CDN with an inline start-up
+# script; they show no user content, and get this looser policy alone.
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "img-src 'self' data: https://fastapi.tiangolo.com; object-src 'none'; "
+            "base-uri 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
+}
 
 
 def configure_logging(settings: Settings) -> None:
@@ -96,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = accounts
     app.state.hall = hall
     app.state.board_hall = board_hall
+    app.state.limits = Limits(settings)
 
     @app.middleware("http")
     async def guard(request: Request,
@@ -105,9 +127,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                             "message": "cross-site request refused"}},
                                 status_code=403)
         response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            DOCS_CSP if request.url.path == "/api/docs" else PAGE_CSP)
         if request.url.path.startswith("/api/"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
@@ -139,6 +163,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def table_ws(websocket: WebSocket, table_id: str) -> None:
         await ws.table_socket(websocket, table_id)
+
+    app.add_middleware(BodyLimit, limit_for=lambda path: (
+        settings.record_max_bytes if path == "/api/timeline" else settings.http_max_body))
+    if settings.allowed_hosts:
+        # Outermost: a request for a host not listed gets 400 before anything else runs.
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
 
     static = settings.static_path
     if static.is_dir():

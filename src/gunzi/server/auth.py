@@ -3,7 +3,9 @@
 - A session token is ``secrets.token_urlsafe(32)`` (256 bits). The client holds it
   in an HttpOnly, SameSite=Lax cookie; the database holds only its SHA-256.
 - Passwords are hashed with Argon2id (argon2-cffi), at most ``hash_concurrency``
-  at a time, on worker threads; failed logins are throttled per user and per IP.
+  at a time, on worker threads; failed logins delay the account's next attempt and
+  attempts per address are capped, both counted atomically in the database
+  (:mod:`gunzi.server.login_guard`).
 - Logging in or registering rotates the session (the old one is revoked);
   logging out revokes it server-side and closes the session's open sockets.
 - Tokens and passwords are never logged.
@@ -13,11 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import ipaddress
+import math
 import re
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -33,6 +34,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from gunzi.server.db import SessionRow, Store, User, now
+from gunzi.server.limits import Throttle, is_loopback
+from gunzi.server.login_guard import LoginGuards
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings
 
@@ -70,37 +73,13 @@ class Principal:
         return {"id": self.user_id, "name": self.name, "guest": self.guest}
 
 
-class Throttle:
-    """At most ``limit`` events per key in a sliding window."""
-
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
-        self.window = window
-        self.hits: dict[str, deque[float]] = {}
-
-    def blocked(self, key: str) -> bool:
-        q = self.hits.get(key)
-        if not q:
-            return False
-        cutoff = time.monotonic() - self.window
-        while q and q[0] < cutoff:
-            q.popleft()
-        if not q:
-            del self.hits[key]
-        return len(q) >= self.limit
-
-    def hit(self, key: str) -> None:
-        self.hits.setdefault(key, deque()).append(time.monotonic())
-        if len(self.hits) > 100_000:  # bound memory under a spray of keys
-            self.hits.clear()
-
-
 class AuthError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, retry_after: float = 0.0) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 class Accounts:
@@ -112,8 +91,7 @@ class Accounts:
         self._dummy_hash: str | None = None
         self.hash_slots = asyncio.Semaphore(max(1, settings.hash_concurrency))
         self.cache: dict[str, tuple[float, Principal | None]] = {}
-        self.user_fail = Throttle(settings.login_failures_per_user, 600.0)
-        self.ip_fail = Throttle(settings.login_failures_per_ip, 600.0)
+        self.guards = LoginGuards(settings)
         self.new_accounts = Throttle(settings.accounts_per_ip_hour, 3600.0)
         self.on_revoke: list[Callable[[int], None]] = []  # called with a revoked session id
 
@@ -254,11 +232,18 @@ class Accounts:
         self, username: str, password: str, ip: str, old_token: str | None
     ) -> tuple[Principal, str]:
         key = username.lower()[:64]
-        if self.user_fail.blocked(key) or self.ip_fail.blocked(ip):
-            self.metrics.logins.labels("throttled").inc()
-            raise AuthError(429, "too_many_attempts", "too many failed logins; try again later")
         if len(password) > MAX_PASSWORD:
             raise AuthError(401, "bad_credentials", "wrong username or password")
+        # Claimed (counted as a failure) before the password is checked, in one statement:
+        # concurrent attempts past the limit are refused without hashing anything.
+        claim = await self.store.run(self.guards.claim, key, ip, now())
+        if not claim.ok:
+            self.metrics.logins.labels("throttled").inc()
+            wait = max(1, math.ceil(claim.retry_after))
+            message = (f"too many failed logins for this account; try again in {wait} s"
+                       if claim.code == "login_delayed" else
+                       f"too many login attempts from your address; try again in {wait} s")
+            raise AuthError(429, claim.code, message, wait)
 
         def find(session: Session) -> tuple[int, str | None] | None:
             row = session.execute(
@@ -269,8 +254,6 @@ class Accounts:
         found = await self.store.run(find)
         ok = await self._verify(found[1] if found else None, password)
         if not ok or found is None:
-            self.user_fail.hit(key)
-            self.ip_fail.hit(ip)
             self.metrics.logins.labels("failed").inc()
             log.info("login_failed", ip=ip)
             raise AuthError(401, "bad_credentials", "wrong username or password")
@@ -283,6 +266,7 @@ class Accounts:
             assert user is not None
             if new_hash is not None:
                 user.password_hash = new_hash
+            LoginGuards.release(session, claim)
             token, sid = self._new_session(session, user.id)
             return Principal(user.id, user.name, user.guest, sid), token
 
@@ -344,7 +328,9 @@ def _set_cookie(response: Response, settings: Settings, token: str) -> None:
 
 
 def _fail(exc: AuthError) -> HTTPException:
-    return HTTPException(exc.status, detail={"code": exc.code, "message": exc.message})
+    headers = {"Retry-After": str(int(exc.retry_after))} if exc.retry_after else None
+    return HTTPException(exc.status, detail={"code": exc.code, "message": exc.message},
+                         headers=headers)
 
 
 def _client_ip(request: Request) -> str:
@@ -355,11 +341,8 @@ def _count_new_account(accounts: Accounts, request: Request) -> None:
     """Accounts made from one address are capped (loopback is exempt: tests, benchmarks,
     and a reverse proxy that does not forward the client's address)."""
     ip = _client_ip(request)
-    try:
-        if ipaddress.ip_address(ip).is_loopback:
-            return
-    except ValueError:
-        pass
+    if is_loopback(ip):
+        return
     if accounts.new_accounts.blocked(ip):
         raise HTTPException(429, detail={"code": "too_many_accounts",
                                          "message": "too many new accounts from your address"})

@@ -26,7 +26,7 @@ router = APIRouter(prefix="/api/board")
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # as protocol._Msg
 
 
 class BoardCreate(_Body):
@@ -92,8 +92,7 @@ add_table_routes(router, board_hall, record_name="quoridor",
 async def board_socket(websocket: WebSocket, table_id: str) -> None:
     """``/ws/board/{id}``: a 步步为营 table by id or room code."""
     hall: BoardHall = websocket.app.state.board_hall
-    await serve_socket(websocket, table_id, hall.get(table_id) or hall.by_code(table_id),
-                       _unsupported)
+    await serve_socket(websocket, table_id, hall, _unsupported)
 
 
 async def _unsupported(client: Client, table: BoardTable, parsed: Any) -> None:

@@ -89,7 +89,7 @@ class BoardTable(SeatedTable):
             "preset": self.preset, "rules": {"name": self.rules.name, **self.rules.options()},
             "quick": self.quick, "status": self.status, "turn": self.game.turns,
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
-            "spectators": self._spectators(), "owner": self._owner_name(),
+            "spectators": self._spectators(), "owner": self._owner_name(), "host": self.host,
             "created_at": self.created_at,
         }
 
@@ -337,7 +337,7 @@ class BoardHall(BaseHall[BoardTable]):
             rules = preset(preset_name, **options)
         except (GunziError, TypeError) as exc:
             raise TableError(400, "bad_rules", str(exc)[:500]) from None
-        return await self._open(who, name=name or f"{who.name} · 步步为营", public=public,
+        return await self._open(who, name=name or "", public=public,
                                 quick=quick, preset=preset_name,
                                 rules={"name": rules.name, **rules.options()},
                                 seats=rules.players)

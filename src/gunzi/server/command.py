@@ -44,6 +44,11 @@ def register(app: typer.Typer) -> None:
         allowed_origin: Annotated[
             list[str] | None, typer.Option(help="Extra allowed Origin (repeatable)")
         ] = None,
+        allowed_hosts: Annotated[
+            str | None,
+            typer.Option(help="Host names to answer, comma-separated (*.example.com "
+                              "allowed; others get 400); default: any"),
+        ] = None,
         sqlite_sync: Annotated[
             str | None, typer.Option(help="SQLite synchronous: FULL (default) or NORMAL")
         ] = None,
@@ -54,13 +59,14 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from gunzi.server.app import create_app
-        from gunzi.server.settings import from_env
+        from gunzi.server.settings import comma_list, from_env
 
         settings = from_env(
             host=host, port=port, database_url=database, data_dir=data_dir,
             bot_delay=bot_delay, hand_pause=hand_pause, away_after=away_after,
             default_clock=clock, public_url=public_url,
             allowed_origins=tuple(allowed_origin) if allowed_origin else None,
+            allowed_hosts=comma_list(allowed_hosts) if allowed_hosts else None,
             sqlite_synchronous=sqlite_sync, log_json=log_json or None, log_level=log_level,
         )
         if settings.gc_gen0 > 0:

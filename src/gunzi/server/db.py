@@ -196,6 +196,20 @@ class LadderPlayer(Base):
     updated_at: Mapped[float] = mapped_column(Float)
 
 
+class LoginGuard(Base):
+    """Login throttling state shared by every process on the database (auth.LoginGuards):
+    ``u:<name>`` rows count an account's consecutive failures and hold its next allowed
+    attempt; ``ip:<address>`` rows count an address's attempts in its current window."""
+
+    __tablename__ = "login_guards"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[float] = mapped_column(Float)  # last counted failure / window start
+    next_at: Mapped[float] = mapped_column(Float)  # no attempt before this (accounts)
+    claim: Mapped[str] = mapped_column(String(32))  # the attempt that last changed the row
+
+
 # ---------------------------------------------------------------------------- engine
 
 

@@ -44,6 +44,7 @@ class Loaded:
     seats: list[SeatState]
     actions: list[db.ActionRow]
     last_event: dict[str, Any] | None
+    host: str | None = None  # the creator's display name (names a table that has none)
 
 
 def load_tables(session: Session, which: ColumnElement[bool],
@@ -71,7 +72,8 @@ def load_tables(session: Session, which: ColumnElement[bool],
         if row.n_events:
             ev = session.get(db.EventRow, (row.id, row.n_events))
             last = None if ev is None else ev.data
-        out.append(Loaded(row, seats, actions, last))
+        owner = None if row.owner_id is None else session.get(db.User, row.owner_id)
+        out.append(Loaded(row, seats, actions, last, None if owner is None else owner.name))
     return out
 
 
@@ -157,6 +159,7 @@ class BaseHall(Generic[T]):
         loaded = await self.store.run(load_tables, self._which(), self._seat_count, LIVE, None)
         for item in loaded:
             table = self._new_table(item.row, item.seats)
+            table.host = item.host
             try:
                 self._rebuild(table, item, True)
             except Exception as exc:
@@ -219,6 +222,7 @@ class BaseHall(Generic[T]):
             return None
         item = loaded[0]
         table = self._new_table(item.row, item.seats)
+        table.host = item.host
         self._rebuild(table, item, False)
         await table._refresh_titles()
         if table.status not in LIVE:  # a live table may come back; a finished one is final
@@ -254,6 +258,7 @@ class BaseHall(Generic[T]):
         )
         await self.store.run(create_rows, row, seats)
         table = self._new_table(row, [SeatState() for _ in range(seats)])
+        table.host = who.name
         self._register(table)
         table._start_idle()
         self.count_tables()

@@ -12,6 +12,7 @@ from fastapi import APIRouter, HTTPException, Path, Request
 from gunzi.engine.errors import InvalidRulesError
 from gunzi.engine.rules import OPTIONS, PRESETS, preset
 from gunzi.server.auth import CurrentUser
+from gunzi.server.limits import Limits
 from gunzi.server.protocol import CreateTable, QuickPlay
 from gunzi.server.table_routes import (
     TableId,
@@ -76,7 +77,15 @@ async def create_table(body: CreateTable, request: Request, user: CurrentUser) -
 @router.get("/tables/code/{code}")
 async def table_by_code(code: Annotated[str, Path(max_length=16)],
                         request: Request) -> dict[str, Any]:
-    """A private table by its room code: a card table, or a 步步为营 one (``game``)."""
+    """A private table by its room code: a card table, or a 步步为营 one (``game``).
+    Lookups are throttled per address (``code_lookups_per_minute``): codes are guessable
+    only by trying many."""
+    limits: Limits = request.app.state.limits
+    if not limits.lookup_code(request.client.host if request.client else "?"):
+        raise HTTPException(429, detail={
+            "code": "too_many_lookups",
+            "message": "too many room-code lookups from your address; wait a minute"},
+            headers={"Retry-After": "60"})
     table = hall_of(request).by_code(code) or hall_getter("board_hall")(request).by_code(code)
     if table is None:
         raise HTTPException(404, detail={"code": "no_table", "message": "no table with that code"})

@@ -135,6 +135,9 @@ class SeatedTable:
         self.quick = row.quick
         self.status = row.status
         self.owner_id = row.owner_id
+        # The creator's name: pages show "某某的牌桌" / "X's table" in their own language
+        # for a table created without a name (its stored name is then empty).
+        self.host: str | None = None
         self.created_at = row.created_at
         self.seats = seats
         self.lock = asyncio.Lock()

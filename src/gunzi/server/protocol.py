@@ -22,7 +22,10 @@ SERVER_FRAMES = (
 
 
 class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=False)
+    """Strict: a field takes its JSON type only ("30" is not a clock, "yes" not a bool),
+    and a refusal names the field (``bad_message`` on a socket, 422 over REST)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Hello(_Msg):

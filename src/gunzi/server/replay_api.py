@@ -13,18 +13,23 @@ import hashlib
 from collections import OrderedDict
 from typing import Annotated, Any
 
+import structlog
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 
 from gunzi.engine.errors import GunziError
 from gunzi.review.review import Budget, review
-from gunzi.review.timeline import MAX_RECORD_BYTES, hand_of, timeline
-from gunzi.server.auth import CurrentUser, Throttle
+from gunzi.review.timeline import hand_of, timeline
+from gunzi.server import jsonsafe
+from gunzi.server.auth import CurrentUser
+from gunzi.server.limits import Throttle
+from gunzi.server.presence import where
+from gunzi.server.settings import Settings
 from gunzi.server.tables import Hall, TableError
 
 router = APIRouter(prefix="/api")
+log = structlog.get_logger("gunzi.replay")
 
 TableId = Annotated[str, Path(min_length=1, max_length=24)]
-UPLOADS_PER_MINUTE = 12  # record uploads per client address
 REVIEWS_AT_ONCE = 2  # reviews computing in the whole hall (each takes a core for seconds)
 CACHE_SIZE = 64  # reviews and table timelines kept
 
@@ -32,11 +37,11 @@ CACHE_SIZE = 64  # reviews and table timelines kept
 class ReplayState:
     """Per-app caches and limits, made on first use (kept in ``app.state.replay``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.timelines: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self.reviews: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         self.computing: set[int] = set()  # users with a review being computed
-        self.uploads = Throttle(UPLOADS_PER_MINUTE, 60.0)
+        self.uploads = Throttle(settings.record_uploads_per_minute, 60.0)
 
     @staticmethod
     def remember(cache: OrderedDict[Any, dict[str, Any]], key: Any,
@@ -50,7 +55,7 @@ class ReplayState:
 def state_of(request: Request) -> ReplayState:
     app_state = request.app.state
     if not hasattr(app_state, "replay"):
-        app_state.replay = ReplayState()
+        app_state.replay = ReplayState(app_state.settings)
     replay: ReplayState = app_state.replay
     return replay
 
@@ -96,24 +101,33 @@ async def table_timeline(table_id: TableId, request: Request) -> dict[str, Any]:
     return {"table": table_id, **await _table_timeline(request, table_id)}
 
 
+def _upload(text: str, max_depth: int) -> dict[str, Any]:
+    """An uploaded record's timeline; its nesting is checked before any line is parsed.
+
+    The replay names what is wrong with a record; a shape its checks do not foresee is
+    still the sender's fault, so it is refused (400) too, and logged to be named."""
+    if jsonsafe.depth(text) > max_depth:
+        raise jsonsafe.BadJson(f"JSON nested deeper than {max_depth} levels")
+    try:
+        return timeline(text)
+    except (GunziError, jsonsafe.BadJson):
+        raise
+    except Exception as exc:
+        log.warning("upload_unforeseen", **where(exc))
+        raise jsonsafe.BadJson(f"unreadable record ({type(exc).__name__})") from None
+
+
 @router.post("/timeline")
 async def upload_timeline(request: Request) -> dict[str, Any]:
-    """The timeline of a record sent as the request body (JSON Lines, at most 2 MB)."""
+    """The timeline of a record sent as the request body (JSON Lines, at most
+    ``record_max_bytes``, nested at most ``json_max_depth`` deep)."""
+    settings: Settings = request.app.state.settings
     st = state_of(request)
     who = request.client.host if request.client else "?"
     if st.uploads.blocked(who):
         raise _error(429, "too_many_uploads", "too many records sent; wait a minute")
     st.uploads.hit(who)
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_RECORD_BYTES:
-        raise _error(413, "record_too_large",
-                     f"the record is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_RECORD_BYTES:
-            raise _error(413, "record_too_large",
-                         f"the record is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
+    body = await request.body()  # at most record_max_bytes: limits.BodyLimit saw to it
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -121,8 +135,8 @@ async def upload_timeline(request: Request) -> dict[str, Any]:
     if not text.strip():
         raise _error(400, "bad_record", "the record is empty")
     try:
-        return await asyncio.to_thread(timeline, text)
-    except GunziError as exc:
+        return await asyncio.to_thread(_upload, text, settings.json_max_depth)
+    except (GunziError, jsonsafe.BadJson) as exc:
         raise _error(400, "bad_record", f"not a valid record: {exc}") from None
 
 

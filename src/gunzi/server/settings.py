@@ -46,6 +46,14 @@ class Settings:
     ws_max_size: int = 8192  # bytes of one client frame
     ws_rate_messages: int = 300  # per socket, per window (pings are free)
     ws_rate_window: float = 20.0
+    ws_pings: int = 20  # pings per socket per ws_rate_window (the page sends one per 25 s)
+    ws_per_user: int = 12  # open sockets per user (tabs, tables watched)
+    ws_per_ip: int = 64  # open sockets per address (loopback exempt)
+    json_max_depth: int = 32  # nesting of a socket frame or an uploaded record's line
+    code_lookups_per_minute: int = 30  # room-code lookups per address (loopback exempt)
+    record_max_bytes: int = 2_000_000  # an uploaded record (POST /api/timeline)
+    http_max_body: int = 65_536  # any other request body (REST JSON)
+    record_uploads_per_minute: int = 12  # per address
     ws_queue: int = 512  # frames waiting for a slow socket before it is dropped
     chat_max_len: int = 200
     chat_rate_messages: int = 5
@@ -53,8 +61,15 @@ class Settings:
     chat_history: int = 50
     max_tables: int = 2000  # live tables in the hall
     max_tables_per_user: int = 5  # open or playing tables a user may own
-    login_failures_per_user: int = 10  # per 10 minutes
-    login_failures_per_ip: int = 50
+    # Logins (docs/server.md, "Login throttling"): an account's consecutive failures past
+    # the free ones delay its next attempt, doubling from login_delay_base up to
+    # login_delay_max seconds; an address gets login_attempts_per_ip per login_ip_window.
+    login_free_failures: int = 5
+    login_delay_base: float = 1.0
+    login_delay_max: float = 300.0
+    login_forget_after: float = 86400.0  # a failure this old no longer counts
+    login_attempts_per_ip: int = 50
+    login_ip_window: float = 600.0
     accounts_per_ip_hour: int = 100  # guests and registrations from one non-loopback address
     hash_concurrency: int = 2  # password hashes computed at once (a CPU cap)
 
@@ -66,6 +81,9 @@ class Settings:
 
     # The hall's own origins are always allowed; extra ones (e.g. a dev server) here.
     allowed_origins: tuple[str, ...] = ()
+    # Host names the hall answers to (Starlette's TrustedHostMiddleware: 400 for others;
+    # "*.example.com" patterns allowed); empty: any host.
+    allowed_hosts: tuple[str, ...] = ()
     public_url: str | None = None  # base of shareable links; default: the request's own
     bot: str = "rule"  # bot for bot seats, 托管 and hints (falls back to "random")
     static_dir: Path | None = None  # default: the package's static/ directory
@@ -97,6 +115,10 @@ def _env(name: str) -> str | None:
     return value if value not in (None, "") else None
 
 
+def comma_list(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def from_env(**overrides: Any) -> Settings:
     """Defaults, then ``GUNZI_*`` variables, then ``overrides`` (flags); None means unset."""
     base = Settings()
@@ -108,7 +130,7 @@ def from_env(**overrides: Any) -> Settings:
     if db:
         values["database_url"] = db
     for f in dataclasses.fields(Settings):
-        if f.name in ("data_dir", "database_url", "extra", "allowed_origins"):
+        if f.name in ("data_dir", "database_url", "extra", "allowed_origins", "allowed_hosts"):
             continue
         text = _env(f.name)
         if text is None:
@@ -124,9 +146,10 @@ def from_env(**overrides: Any) -> Settings:
             values[f.name] = Path(text)
         else:
             values[f.name] = text
-    origins = _env("allowed_origins")
-    if origins:
-        values["allowed_origins"] = tuple(o.strip() for o in origins.split(",") if o.strip())
+    for name in ("allowed_origins", "allowed_hosts"):
+        listed = _env(name)
+        if listed:
+            values[name] = comma_list(listed)
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = dataclasses.replace(base, **values)
     if settings.argon2_profile not in ARGON2_PROFILES:

@@ -34,12 +34,13 @@ from gunzi.engine.actions import CHANCE, Action
 from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
-from gunzi.engine.view import redact, stream, view
+from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
 from gunzi.ladder.points import closed_points, game_of
 from gunzi.ladder.result import LadderResult
-from gunzi.server import db
-from gunzi.server.auth import Principal, Throttle
+from gunzi.server import db, refusals
+from gunzi.server.auth import Principal
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
+from gunzi.server.limits import Throttle
 from gunzi.server.presence import (
     LIVE,
     Conn,
@@ -124,6 +125,7 @@ class Table(SeatedTable):
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
             "spectators": sum(1 for c in self.conns if c.seat is None),
             "owner": self._owner_name(),
+            "host": self.host,
             "created_at": self.created_at,
         }
 
@@ -141,9 +143,7 @@ class Table(SeatedTable):
         m = self.match
         if m is None or self.status != "playing":
             return {"seat": None, "deadline": None, "clock": self.clock}
-        to = m.current
-        if m.phase is Phase.DRAW and to != r:
-            to = None  # who is asked to declare is private (it tells that they could)
+        to = visible_to_act(m, r)
         deadline = None
         if to is not None and to >= 0 and self.decision_key == len(m.events):
             deadline = self.deadline_wall
@@ -159,27 +159,14 @@ class Table(SeatedTable):
         """Frames for the events from ``start`` on: per recipient, as ``stream`` numbers them."""
         m = self.match
         assert m is not None
-        new = m.events[start:]
-        finished = m.revealed_hands()
         groups = self._by_recipient()
         sent = 0
         for r in RECIPIENTS:
             i = ridx(r)
             conns = groups[i]
-            out: list[dict[str, Any]] = []
-            for ev in new:
-                d = redact(ev, r)
-                if d is None:
-                    continue
-                self.seq[i] += 1
-                if not conns:
-                    continue
-                if ev.hand <= finished:
-                    d = redact(ev, r, reveal=True)
-                    assert d is not None
-                    d.pop("v", None)
-                d["seq"] = self.seq[i]
-                out.append(d)
+            out = list(numbered(m, r, start, self.seq[i]))
+            if out:
+                self.seq[i] = out[-1]["seq"]
             turn = self._turn(r)
             changed = turn != self.last_turn[i]
             self.last_turn[i] = turn
@@ -203,13 +190,13 @@ class Table(SeatedTable):
     def _seq_at(self, r: int | None, v_end: int) -> int:
         m = self.match
         assert m is not None
-        return sum(1 for ev in m.events[:v_end] if redact(ev, r) is not None)
+        return seq_at(m, r, v_end)
 
     def _count_seqs(self) -> None:
         m = self.match
         assert m is not None
         for r in RECIPIENTS:
-            self.seq[ridx(r)] = sum(1 for ev in m.events if redact(ev, r) is not None)
+            self.seq[ridx(r)] = seq_at(m, r)
 
     # ------------------------------------------------------------- scheduling
     def _later(self, delay: float, key: int, kind: str) -> None:
@@ -428,10 +415,11 @@ class Table(SeatedTable):
         seat = conn.seat
         i = ridx(seat)
 
-        def refuse(code: str, message: str, rule: str = "") -> dict[str, Any]:
+        def refuse(code: str, message: str, rule: str = "",
+                   **more: Any) -> dict[str, Any]:
             self.hall.metrics.rejected.labels(code).inc()
             log.info("action_refused", table=self.id, seat=seat, reason=code, rule=rule)
-            err = {"code": code, "message": message}
+            err: dict[str, Any] = {"code": code, "message": message, **more}
             if rule:
                 err["rule"] = rule
             return {"t": "ack", "id": cid, "ok": False, "seq": self.seq[i], "error": err}
@@ -468,7 +456,9 @@ class Table(SeatedTable):
             # The engine never names the seat being asked to declare (tests/test_errors.py).
             return refuse("out_of_turn", str(exc)[:300], exc.rule)
         except IllegalActionError as exc:
-            return refuse("illegal", str(exc)[:500], exc.rule)
+            assert self.match is not None and seat is not None
+            return refuse("illegal", str(exc)[:500], exc.rule,
+                          **refusals.illegal(self.match, seat, str(exc), exc.rule))
         except CommitError:
             return refuse("server_error", "the action was not saved; please retry")
         except GunziError as exc:
@@ -636,7 +626,7 @@ class Hall(BaseHall[Table]):
         clock = self.settings.default_clock if body.clock is None else body.clock
         if clock > self.settings.max_clock:
             raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
-        name = getattr(body, "name", None) or f"{who.name}'s table"
+        name = getattr(body, "name", None) or ""  # unnamed: the page says whose table it is
         return await self._open(
             who, name=name, public=public, quick=quick, preset=body.preset,
             rules={"name": rules.name, **rules.options()}, seats=4, clock=clock,

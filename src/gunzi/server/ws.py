@@ -1,9 +1,11 @@
 """The WebSocket gateway: ``/ws/tables/{table_id}`` (see docs/protocol.md).
 
 Per socket: the handshake's ``Origin`` must be the hall's own (or listed in
-settings); frames are text JSON of at most ``ws_max_size`` bytes (close 1009);
-at most ``ws_rate_messages`` messages per ``ws_rate_window`` seconds, pings
-free (close 1008); a socket that cannot keep up with its frames is dropped
+settings); a user may hold ``ws_per_user`` sockets and an address ``ws_per_ip``
+(429 at the handshake); frames are text JSON of at most ``ws_max_size`` bytes
+(close 1009) nested at most ``json_max_depth`` deep (close 1007); at most
+``ws_rate_messages`` messages and ``ws_pings`` pings per ``ws_rate_window``
+seconds (close 1008); a socket that cannot keep up with its frames is dropped
 (close 1013) and resyncs on reconnect. One writer task per socket sends the
 frames the table queues, so a slow client never blocks a table.
 """
@@ -12,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -25,7 +26,10 @@ from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.websockets import WebSocketDisconnect
 
+from gunzi.server import jsonsafe
 from gunzi.server.auth import Accounts, Principal
+from gunzi.server.halls import BaseHall
+from gunzi.server.limits import Limits
 from gunzi.server.metrics import Metrics
 from gunzi.server.presence import SeatedTable, TableError, where
 from gunzi.server.protocol import (
@@ -144,27 +148,39 @@ def _error(code: str, message: str, **extra: Any) -> str:
     return dumps({"t": "error", "code": code, "message": message, **extra})
 
 
+def client_ip(websocket: WebSocket) -> str:
+    return websocket.client.host if websocket.client else "?"
+
+
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """``/ws/tables/{id}``: a card table by id or room code."""
     hall: Hall = websocket.app.state.hall
-    await serve_socket(websocket, table_id, hall.get(table_id) or hall.by_code(table_id),
-                       _card_message)
+    await serve_socket(websocket, table_id, hall, _card_message)
 
 
-async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
+async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
                        more: Handler[T]) -> None:
-    """One table socket from handshake to close: the Origin check, the user from the
-    session cookie (or a bearer token), the message loop, and detaching at the end.
-    ``more`` answers the messages besides hello, sync and act."""
+    """One socket to the table ``table_id`` (an id or a room code: code lookups are
+    throttled per address, as over REST) from handshake to close: the Origin check, the
+    user from the session cookie (or a bearer token), the socket caps, the message loop,
+    and detaching at the end. ``more`` answers the messages besides hello, sync and act."""
     app = websocket.app
     settings: Settings = app.state.settings
     accounts: Accounts = app.state.accounts
     metrics: Metrics = app.state.metrics
+    limits: Limits = app.state.limits
+    ip = client_ip(websocket)
     if not origin_allowed(websocket.headers, settings):
         log.info("ws_origin_refused", table=table_id)
         metrics.ws_closed.labels("403").inc()
         await _deny(websocket, 403)
         return
+    table = hall.get(table_id)
+    if table is None:
+        if not limits.lookup_code(ip):
+            await _deny(websocket, 429)
+            return
+        table = hall.by_code(table_id)
     if table is None:
         await _deny(websocket, 404)
         return
@@ -173,9 +189,19 @@ async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
         auth = websocket.headers.get("authorization", "")
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
     principal = await accounts.resolve(token)
-    watch = websocket.query_params.get("watch", "") in ("1", "true", "yes")
-    await websocket.accept()
-    client = Client(websocket, principal, watch, settings, metrics)
+    user_id = principal.user_id if principal else None
+    refused = limits.open_socket(user_id, ip)
+    if refused is not None:
+        log.info("ws_too_many_sockets", table=table_id, reason=refused)
+        metrics.ws_closed.labels("429").inc()
+        await _deny(websocket, 429)
+        return
+    try:
+        await websocket.accept()
+    except Exception:
+        limits.close_socket(user_id, ip)
+        raise
+    client = Client(websocket, principal, watch_of(websocket), settings, metrics)
     metrics.sockets.inc()
     writer = asyncio.create_task(client.writer())
     try:
@@ -191,11 +217,17 @@ async def serve_socket(websocket: WebSocket, table_id: str, table: T | None,
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, timeout=2.0)
         metrics.sockets.dec()
+        limits.close_socket(user_id, ip)
+
+
+def watch_of(websocket: WebSocket) -> bool:
+    return websocket.query_params.get("watch", "") in ("1", "true", "yes")
 
 
 async def _serve(websocket: WebSocket, client: Client, table: T, settings: Settings,
                  metrics: Metrics, more: Handler[T]) -> None:
     limiter = RateLimit(settings.ws_rate_messages, settings.ws_rate_window)
+    pings = RateLimit(settings.ws_pings, settings.ws_rate_window)
     max_size = settings.ws_max_size
     greeted = False
     while not client.closing:
@@ -210,14 +242,19 @@ async def _serve(websocket: WebSocket, client: Client, table: T, settings: Setti
             client.close(1009, f"frames are at most {max_size} bytes")
             return
         try:
-            data = json.loads(text)
-        except ValueError:
-            client.close(1007, "not JSON")
+            data = jsonsafe.loads(text, settings.json_max_depth)
+        except jsonsafe.BadJson as exc:
+            client.close(1007, str(exc)[:120])
             return
         if not isinstance(data, dict):
             client.close(1007, "a message is a JSON object")
             return
         if data.get("t") == "ping" and len(data) == 1:
+            if not pings.allow():
+                log.info("ws_ping_limited", table=table.id, seat=client.seat)
+                client.close(1008, f"at most {settings.ws_pings} pings per "
+                                   f"{settings.ws_rate_window:g} s")
+                return
             client.send('{"t":"pong"}')
             continue
         if not limiter.allow():

@@ -27,9 +27,7 @@ from gunzi.engine.order import TRUMP
 from gunzi.tui.i18n import (
     LANGS,
     SUIT_STYLES,
-    card_label,
     card_style,
-    cards_plain,
     cards_text,
     event_text,
     seat_name,
@@ -37,10 +35,11 @@ from gunzi.tui.i18n import (
     suit_symbol,
     t,
 )
-from gunzi.tui.messages import engine_error
 from gunzi.tui.session import HUMAN, Session, Turn
 from gunzi.tui.texts import describe, level_text, match_result, summary_lines
 from gunzi.tui.widgets import HandView, HelpScreen, LogView, SummaryScreen, TableView
+from gunzi.wording.errors import engine_error
+from gunzi.wording.names import card_label, cards_plain
 
 
 # ----------------------------------------------------------------------- app

@@ -32,6 +32,7 @@ from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
 from gunzi.tui.board_save import TUI_FORMAT, TUI_VERSION
 from gunzi.tui.session import seeded
+from gunzi.wording.errors import engine_error
 
 HUMAN = 0
 PAWN_STYLES = ("bold white on blue", "bold white on red", "bold black on yellow",
@@ -132,7 +133,7 @@ class BoardApp(App[Path | None]):
 
     @property
     def my_turn(self) -> bool:
-        return self.game.to_move == HUMAN
+        return self.game.to_act == HUMAN
 
     def legal_squares(self) -> set[tuple[int, int]]:
         return {m.to for m in self.game.legal_moves(HUMAN)} if self.my_turn else set()
@@ -199,7 +200,7 @@ class BoardApp(App[Path | None]):
         g = self.game
         info = Text()
         for s in range(g.players):
-            mark = "▶ " if g.to_move == s else "  "
+            mark = "▶ " if g.to_act == s else "  "
             info.append(mark)
             info.append(f" {s} ", style=PAWN_STYLES[s])
             info.append(f" {self.seat_label(s)}  {self.t('walls')} {g.walls_left[s]}  "
@@ -230,7 +231,7 @@ class BoardApp(App[Path | None]):
         try:
             self.game.apply(action)
         except GunziError as exc:
-            self.message = self.t("illegal") + str(exc)
+            self.message = self.t("illegal") + engine_error(str(exc), self.lang)
             self.refresh_view()
             return False
         self.message = ""
@@ -249,7 +250,7 @@ class BoardApp(App[Path | None]):
             self.call_later(self.bot_step)
 
     def bot_step(self) -> None:
-        seat = self.game.to_move
+        seat = self.game.to_act
         if seat is None or seat == HUMAN:
             return
         bot = self.bots[seat]

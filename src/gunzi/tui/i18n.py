@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from gunzi.engine import cards as C
+from gunzi.wording.names import SEATS, card_label, cards_plain
 
 LANGS = ("zh", "en")
 
@@ -346,7 +347,6 @@ TEXT: dict[str, dict[str, str]] = {
     },
 }
 
-SEATS = {"zh": ("你", "下家", "对家", "上家"), "en": ("You", "East", "North", "West")}
 SUIT_NAMES = {"zh": C.SUIT_CHINESE, "en": ("spades", "hearts", "clubs", "diamonds")}
 # A four-colour deck, in explicit RGB: Textual turns named ANSI colours into its theme's,
 # and its default theme gives red and magenta the same pink, so ♥ and ♦ looked alike.
@@ -420,14 +420,6 @@ def suit_symbol(suit: int | str | None) -> str:
     return C.SUIT_SYMBOLS[index]
 
 
-def card_label(card: int, lang: str) -> str:
-    if card >= C.LJ:
-        if lang == "zh":
-            return "大王" if card == C.BJ else "小王"
-        return C.NAMES[card]
-    return C.unicode(card)
-
-
 def card_style(card: int) -> str:
     if card >= C.LJ:
         return JOKER_STYLES[card]
@@ -443,10 +435,6 @@ def cards_text(cards: Sequence[int | str], lang: str) -> Text:
             out.append(" ")
         out.append(card_label(c, lang), style=Style.parse(card_style(c)))
     return out
-
-
-def cards_plain(cards: Sequence[int | str], lang: str) -> str:
-    return cards_text(cards, lang).plain
 
 
 def event_text(ev: Mapping[str, Any], lang: str) -> Text | None:

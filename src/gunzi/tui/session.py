@@ -183,7 +183,7 @@ class Session:
     # ----------------------------------------------------------------- state
     @property
     def over(self) -> bool:
-        return self.match.over
+        return self.match.is_over
 
     @property
     def to_act(self) -> int | None:
@@ -231,7 +231,7 @@ class Session:
     def needs_step(self) -> bool:
         """Whether the session should make an automatic step (deal, bot, auto-pass)."""
         m = self.match
-        if m.over or self.summary is not None:
+        if m.is_over or self.summary is not None:
             return False
         if m.to_act != HUMAN:
             return m.to_act is not None

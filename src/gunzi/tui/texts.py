@@ -9,7 +9,6 @@ from rich.text import Text
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.tui.i18n import (
-    cards_plain,
     cards_text,
     seat_name,
     seat_values,
@@ -17,6 +16,7 @@ from gunzi.tui.i18n import (
     t,
 )
 from gunzi.tui.session import Session
+from gunzi.wording.names import cards_plain
 
 
 def level_text(index: int, classic: bool) -> str:

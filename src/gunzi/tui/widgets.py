@@ -19,10 +19,10 @@ from textual.widgets import Static
 
 from gunzi.tui.i18n import (
     HELP,
-    card_label,
     card_style,
     t,
 )
+from gunzi.wording.names import card_label
 
 
 # ---------------------------------------------------------------------- hand

@@ -4,8 +4,9 @@
 // table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
-import { t, applyI18n, rulesHref } from "./i18n.js";
-import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+import { t, applyI18n, botName, rulesHref, titleTip } from "./i18n.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
+import { Sound } from "./sound.js";
 import { TableSocket } from "./socket.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -56,14 +57,14 @@ function wallRect(w, n) {
 function seatName(i) {
   const s = st.info && st.info.seats[i];
   if (!s) return String(i + 1);
-  const who = s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name || "?";
+  const who = s.kind === "bot" ? botName(s.bot) : s.name || "?";
   return i === st.seat ? `${who}（${t("bb_you")}）` : who;
 }
 
 /** The seat's ladder title (步步为营's ladder), shown beside the name. */
 function seatTitle(i) {
   const s = st.info && st.info.seats[i];
-  return s && s.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: s.total }) }, s.title) : null;
+  return s && s.title ? h("span.seat-title.ladder-title", { title: titleTip(s.title, s.total), lang: "zh-CN" }, s.title) : null;
 }
 
 // ------------------------------------------------------------------ drawing
@@ -203,7 +204,10 @@ function render() {
   $("bb-mode").hidden = $("bb-rotate").hidden = st.seat == null || v.is_over || !playing();
   $("bb-rotate").textContent = `${t("bb_rotate")} (${st.orient === "h" ? "—" : "|"})`;
   const confirm = $("bb-confirm");
-  confirm.hidden = !(st.pending && myTurn());
+  // Only a legal (green) preview can be confirmed; a red one says why not instead.
+  const pendingOk = !!st.pending && legal().has(wallName(st.pending));
+  confirm.hidden = !(pendingOk && myTurn());
+  $("bb-wall-note").hidden = !(st.pending && !pendingOk && myTurn());
   if (st.pending) $("bb-place").textContent = t("bb_confirm_wall", { w: wallName(st.pending) });
   $("bb-again").hidden = !(v.is_over && st.seat != null);
   const rec = $("btn-record");
@@ -231,7 +235,7 @@ function renderOpen() {
     } else if (i === mine) {
       controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => seatCall(i, "DELETE", "", true) } }, t("leave_seat")));
     }
-    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? `${t("bb_bot")} ${s.bot}` : s.name;
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botName(s.bot) : s.name;
     return h("li", { dataset: { seat: i } }, h("span.bb-dot", { style: `background:${COLORS[i]}` }, String(i + 1)), " ", h("b", who), " ", controls);
   });
   const full = info.seats.every((s) => s.kind !== "empty");
@@ -260,10 +264,21 @@ function onFrame(f) {
   if (f.t === "welcome") { st.seat = f.seat; st.info = f.table; }
   else if (f.t === "table") st.info = f.table;
   else if (f.t === "snapshot" || f.t === "events") {
+    const wasMine = myTurn();
     st.view = f.view;
     if (st.pending && !myTurn()) st.pending = null;
+    if (f.t === "events") boardCue(f.events || [], wasMine);
   } else if (f.t === "error") toast(f.message, "error");
   render();
+}
+
+/** One cue per frame: the game's end, else a move or wall, and a chime when it is our turn. */
+function boardCue(events, wasMine) {
+  const end = events.find((e) => e.type === "end");
+  const acted = events.find((e) => e.type === "move" || e.type === "wall");
+  if (end) Sound.play(end.winner === st.seat ? "end_win" : "end_lose");
+  else if (acted) Sound.play(acted.seat === st.seat ? "play" : "play_other");
+  if (!wasMine && myTurn()) setTimeout(() => { if (myTurn()) Sound.play("turn"); }, 150);
 }
 
 async function quick(preset) {
@@ -277,6 +292,7 @@ async function main() {
   applyI18n(document);
   await loadMe();
   accountBar($("account"));
+  soundSwitch($("btn-sound"));
   langSwitch($("btn-lang"), render);
   $("bb-mode").addEventListener("click", () => { st.mode = st.mode === "wall" ? "move" : "wall"; st.hover = null; render(); });
   $("bb-rotate").addEventListener("click", () => {

@@ -50,13 +50,13 @@ const zh = {
   bb_walls_left: "木块 {n}",
   bb_steps: "还差 {n} 步",
   bb_you: "你",
-  bb_bot: "机器人",
   bb_mode_move: "走棋",
   bb_mode_wall: "放木块",
   bb_rotate: "横 / 竖",
   bb_confirm_wall: "放在 {w}",
   bb_cancel: "取消",
   bb_wall_illegal: "这里不能放木块",
+  bb_wall_illegal_why: "这里不能放木块：会与已有木块重叠或十字交叉，或堵死某个棋子去终点的所有路。换一个位置。",
   bb_won: "{name} 获胜！",
   bb_draw: "平局（回合上限）",
   bb_game_over: "对局结束",
@@ -123,8 +123,20 @@ const zh = {
   team_ns: "南北",
   team_ew: "东西",
   bot: "机器人",
-  bot_name: "机器人·{bot}",
+  bot_name: "机器人（{bot}）",
   bot_short: "机器人",
+  bot_rule: "规则",
+  bot_search: "搜索",
+  bot_random: "随机",
+  table_of: "{who}的牌桌",
+  board_of: "{who}的步步为营",
+  sound_on: "音效：开",
+  sound_off: "音效：关",
+  sound_tip: "开关音效（登录后按账号记住）",
+  aria_board: "棋盘",
+  aria_preset: "规则",
+  aria_table_info: "牌桌信息",
+  aria_hand: "你的手牌",
   empty_seat: "空位",
   offline: "离线",
   cards_in_hand: "手牌张数",
@@ -193,7 +205,21 @@ const zh = {
   pickup_note: "选底牌里要换回的牌：",
   play_btn: "出牌",
   play_btn_n: "出牌 {k}/{n}",
-  refused: "不行：",
+  refusal_rule: "规则 {rule}",
+  refusal_close: "知道了",
+  err_out_of_turn: "还没轮到你",
+  err_stale: "画面落后了，已刷新，请再选一次",
+  err_malformed: "这个操作看不懂",
+  err_not_playing: "这桌现在没有在打",
+  err_not_seated: "观战不能出牌",
+  err_not_your_seat: "只能替自己的座位出牌",
+  err_server_error: "没有保存成功，正在重试",
+  err_login_required: "登录后才能聊天（游客也可以）",
+  err_empty: "消息是空的",
+  err_chat_rate: "发得太快了，请等几秒",
+  err_no_decision: "现在没有需要你做的决定",
+  throw_failed: "甩牌失败：{who} 甩 {cards}，{blocker} 有 {beats} 更大",
+  throw_forced: "改出 {cards}",
   no_hint: "现在没有提示",
   your_turn: "轮到你了",
   ask_grab: "抢亮大王？亮了你就坐庄。",
@@ -204,6 +230,9 @@ const zh = {
   ask_bury_jokers: "要扣王吗？（选中大王/小王再点扣王）",
   ask_pickup: "选底牌里的 {n} 张换回",
   ask_lead: "轮到你首出：单张、对子或滚子",
+  ask_lead_classic1: "轮到你首出：单张或甩牌",
+  ask_lead_classic: "轮到你首出：单张、对子、拖拉机或甩牌",
+  ask_lead_classic3: "轮到你首出：单张、对子、三条、拖拉机或甩牌",
   ask_follow: "轮到你跟牌：出 {n} 张",
   waiting_for: "等待 {who} {what}",
   phase_draw: "亮主",
@@ -399,13 +428,13 @@ const en = {
   bb_walls_left: "walls {n}",
   bb_steps: "{n} steps to go",
   bb_you: "you",
-  bb_bot: "bot",
   bb_mode_move: "Move",
   bb_mode_wall: "Wall",
   bb_rotate: "Turn wall",
   bb_confirm_wall: "Place at {w}",
   bb_cancel: "Cancel",
   bb_wall_illegal: "No wall can go here",
+  bb_wall_illegal_why: "No wall can go here: it would overlap or cross a wall, or cut every path of a pawn to its goal. Pick another groove.",
   bb_won: "{name} wins!",
   bb_draw: "Draw (turn limit)",
   bb_game_over: "Game over",
@@ -474,6 +503,18 @@ const en = {
   bot: "Bot",
   bot_name: "Bot ({bot})",
   bot_short: "Bot",
+  bot_rule: "rule",
+  bot_search: "search",
+  bot_random: "random",
+  table_of: "{who}'s table",
+  board_of: "{who}'s Quoridor",
+  sound_on: "Sound: on",
+  sound_off: "Sound: off",
+  sound_tip: "Sound on or off (remembered per account once signed in)",
+  aria_board: "board",
+  aria_preset: "rules",
+  aria_table_info: "table info",
+  aria_hand: "your hand",
   empty_seat: "Empty",
   offline: "offline",
   cards_in_hand: "Cards in hand",
@@ -542,7 +583,21 @@ const en = {
   pickup_note: "Choose the kitty cards to take back:",
   play_btn: "Play",
   play_btn_n: "Play {k}/{n}",
-  refused: "Refused: ",
+  refusal_rule: "rule {rule}",
+  refusal_close: "OK",
+  err_out_of_turn: "It is not your turn",
+  err_stale: "Your screen was behind; it is refreshed, choose again",
+  err_malformed: "That action cannot be read",
+  err_not_playing: "This table is not playing now",
+  err_not_seated: "Spectators cannot play",
+  err_not_your_seat: "You can only act for your own seat",
+  err_server_error: "Not saved; retrying",
+  err_login_required: "Sign in (a guest is fine) to chat",
+  err_empty: "Empty message",
+  err_chat_rate: "Too many messages; wait a few seconds",
+  err_no_decision: "You have no decision to make now",
+  throw_failed: "Failed throw: {who} tried {cards}; {blocker} holds {beats}, which beats it",
+  throw_forced: "played {cards} instead",
   no_hint: "No hint now",
   your_turn: "Your turn",
   ask_grab: "Grab with the big joker? The grabber deals.",
@@ -553,6 +608,9 @@ const en = {
   ask_bury_jokers: "Bury jokers? (select BJ/LJ, then Bury jokers)",
   ask_pickup: "Choose {n} kitty card(s) to take back",
   ask_lead: "Your lead: a single, a pair or a triple",
+  ask_lead_classic1: "Your lead: a single or a throw",
+  ask_lead_classic: "Your lead: a single, a pair, a tractor or a throw",
+  ask_lead_classic3: "Your lead: a single, a pair, a triple, a tractor or a throw",
   ask_follow: "Your turn: play {n} card(s)",
   waiting_for: "Waiting for {who}: {what}",
   phase_draw: "declaring",
@@ -743,4 +801,45 @@ export function applyI18n(root) {
   for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
   for (const e of root.querySelectorAll("[data-i18n-placeholder]")) e.placeholder = t(e.dataset.i18nPlaceholder);
   for (const e of root.querySelectorAll("[data-i18n-title]")) e.title = t(e.dataset.i18nTitle);
+  for (const e of root.querySelectorAll("[data-i18n-label]")) e.setAttribute("aria-label", t(e.dataset.i18nLabel));
+}
+
+/** A bot's kind in words: 规则 / rule; an unknown kind is shown as it is. */
+export function botKind(bot) {
+  const key = "bot_" + bot;
+  return DICTS[lang][key] || zh[key] ? t(key) : bot;
+}
+
+/** A bot's display name: 机器人（规则） / Bot (rule). */
+export function botName(bot) { return t("bot_name", { bot: botKind(bot) }); }
+
+/** A seat name from a record or a ladder ("bot:rule" for bots, else the player's name). */
+export function playerName(raw) {
+  if (typeof raw !== "string") return "?";
+  return raw.startsWith("bot:") ? botName(raw.slice(4)) : raw;
+}
+
+/** A table's name: its own, or "某某的牌桌" / "X's table" when it was not given one. */
+export function tableName(info) {
+  if (!info) return "…";
+  if (info.name) return info.name;
+  return t(info.game === "quoridor" ? "board_of" : "table_of", { who: info.owner || "?" });
+}
+
+// The 25 ladder titles stay Chinese in both languages; English mode explains them.
+const TITLE_EN = {
+  幼小班: "nursery, first year", 幼中班: "nursery, second year", 幼大班: "nursery, third year",
+  学前班: "pre-school", 一年级: "grade 1", 二年级: "grade 2", 三年级: "grade 3", 四年级: "grade 4",
+  五年级: "grade 5", 六年级: "grade 6", 初一: "junior high, year 1", 初二: "junior high, year 2",
+  初三: "junior high, year 3", 高一: "senior high, year 1", 高二: "senior high, year 2",
+  高三: "senior high, year 3", 大一: "university, year 1", 大二: "university, year 2",
+  大三: "university, year 3", 大四: "university, year 4", 研究生: "graduate student",
+  博士: "doctor (PhD)", 博士后: "postdoc", 院士: "academician", 诺贝尔: "Nobel laureate",
+};
+
+/** The tooltip of a ladder title: its English meaning in English mode, and the total. */
+export function titleTip(title, total) {
+  const pts = total == null ? "" : t("ladder_title_tip", { total });
+  if (lang !== "en" || !TITLE_EN[title]) return pts;
+  return pts ? `${TITLE_EN[title]} · ${pts}` : TITLE_EN[title];
 }

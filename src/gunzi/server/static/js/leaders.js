@@ -1,7 +1,7 @@
 // The leaderboard: one 积分 ladder per game (打滚子, 升级, 步步为营), titles, ratings, paging.
 
 import { api } from "./api.js";
-import { t, applyI18n, getLang } from "./i18n.js";
+import { t, applyI18n, getLang, botName, titleTip } from "./i18n.js";
 import { h, clear, toast, account, loadMe, accountBar, langSwitch } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +12,10 @@ const S = { game: "gunzi", offset: 0, data: null };
 function playerUrl(id) { return "/player.html?p=" + encodeURIComponent(id); }
 
 function render() {
-  for (const g of GAMES) $("game-" + g).classList.toggle("on", g === S.game);
+  for (const g of GAMES) {
+    $("game-" + g).classList.toggle("on", g === S.game);
+    $("game-" + g).setAttribute("aria-selected", String(g === S.game));
+  }
   const body = clear($("ladder-rows"));
   const d = S.data;
   if (!d) return;
@@ -20,11 +23,11 @@ function render() {
     body.append(h("tr", h("td.note.empty", { colspan: 6 }, t("ladder_empty"))));
   }
   for (const p of d.players) {
-    const who = p.player.kind === "bot" ? t("bot_name", { bot: p.player.name }) : p.player.name;
+    const who = p.player.kind === "bot" ? botName(p.player.name) : p.player.name;
     body.append(h("tr", { dataset: { player: p.player.id } },
       h("td.rank", String(p.rank)),
       h("td", h("a.player-link", { href: playerUrl(p.player.id) }, who)),
-      h("td", h("span.ladder-title", p.title)),
+      h("td", h("span.ladder-title", { title: titleTip(p.title, p.total), lang: "zh-CN" }, p.title)),
       h("td.num", String(p.total)),
       h("td.num", { title: `μ ${p.rating.mu} σ ${p.rating.sigma}` }, p.rating.ordinal.toFixed(1)),
       h("td.num", String(p.games))));

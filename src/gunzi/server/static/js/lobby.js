@@ -3,7 +3,7 @@
 // kinds (sit or watch: card tables open table.html, board tables board.html).
 
 import * as API from "./api.js";
-import { t, applyI18n, getLang } from "./i18n.js";
+import { t, applyI18n, getLang, tableName } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -133,7 +133,7 @@ async function refreshTables() {
     const board = info.game === "quoridor";
     box.append(h("li.table-item", { dataset: { id: info.id, game: board ? "quoridor" : "cards" } },
       h("div.t-main",
-        h("b.t-name", info.name),
+        h("b.t-name", tableName(info)),
         h("span.chip", t("preset_" + info.preset)),
         h("span.chip." + info.status, t("status_" + info.status)),
         info.status === "playing" && info.hand_no ? h("span.note", t("hand_no_short", { n: info.hand_no })) : null),

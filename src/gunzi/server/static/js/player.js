@@ -2,7 +2,7 @@
 // recent rated results with links to the table and its replay.
 
 import { api } from "./api.js";
-import { t, applyI18n, getLang } from "./i18n.js";
+import { t, applyI18n, getLang, botName, titleTip } from "./i18n.js";
 import { h, clear, loadMe, accountBar, langSwitch } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -54,7 +54,7 @@ function ratingChart(points, game) {
 function render() {
   const d = DATA;
   if (!d) return;
-  const who = d.player.kind === "bot" ? t("bot_name", { bot: d.player.name }) : d.player.name;
+  const who = d.player.kind === "bot" ? botName(d.player.name) : d.player.name;
   $("player-name").textContent = who;
   document.title = who + " · " + t("hall_name");
   const st = clear($("standings"));
@@ -62,7 +62,7 @@ function render() {
     const l = d.ladders[g];
     st.append(h("div.standing", { dataset: { game: g } },
       h("h3", gameName(g)),
-      h("p.ladder-title.big-title", l.title),
+      h("p.ladder-title.big-title", { title: titleTip(l.title, l.total), lang: "zh-CN" }, l.title),
       h("p", t("col_total") + " ", h("b.total", String(l.total)), l.rank ? " · " + t("rank_n", { n: l.rank }) : null),
       h("p.note", `${t("col_rating")} ${l.rating.ordinal.toFixed(1)} (μ ${l.rating.mu}, σ ${l.rating.sigma}) · ${t("col_games")} ${l.games}`)));
   }

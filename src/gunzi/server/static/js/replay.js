@@ -3,7 +3,7 @@
 // so a link opens the same trick; a record file from the disk can be opened too.
 
 import * as API from "./api.js";
-import { t, getLang, applyI18n } from "./i18n.js";
+import { t, getLang, applyI18n, playerName } from "./i18n.js";
 import { h, clear, toast, loadMe, accountBar, langSwitch } from "./ui.js";
 import { SUIT_SYMBOL, isTrump, cardElement, cardRow, cardsText, levelText } from "./cards.js";
 
@@ -26,7 +26,7 @@ const steps = () => (S.hand ? S.hand.tricks.length : 0);
 function seatLabel(seat) {
   const names = (S.timeline && S.timeline.seats) || [];
   const name = names[seat];
-  return `${t("compass_" + seat)}${name ? " " + name : ""}`;
+  return `${t("compass_" + seat)}${name ? " " + playerName(name) : ""}`;
 }
 
 function teamLabel(team) { return t(team === 0 ? "team_ns" : "team_ew"); }
@@ -80,6 +80,7 @@ function show(tl, handNo, trick) {
   S.timeline = tl;
   const sel = clear($("rp-hand"));
   for (const hd of tl.hands) sel.append(h("option", { value: hd.hand }, t("hand_no_short", { n: hd.hand })));
+  labelHands();
   if (!tl.hands.length) {
     S.hand = null;
     showError(t("no_finished_hands"));
@@ -88,6 +89,11 @@ function show(tl, handNo, trick) {
   }
   const hd = tl.hands.find((x) => x.hand === handNo) || tl.hands[0];
   selectHand(hd.hand, trick == null ? 0 : trick);
+}
+
+/** The hand selector's options in the current language (re-run on a language switch). */
+function labelHands() {
+  for (const o of $("rp-hand").options) o.textContent = t("hand_no_short", { n: o.value });
 }
 
 function selectHand(no, step) {
@@ -159,6 +165,13 @@ function renderTrick() {
   }
   const tr = hd.tricks[S.step - 1];
   title.textContent = t("trick_title", { n: tr.n, who: seatLabel(tr.winner), points: tr.points });
+  const lead = tr.plays[0];
+  if (lead && lead.attempted) {
+    // A failed throw: what was tried, who stopped it with which cards, what was played.
+    box.append(h("div.throw-banner.rp-throw", { role: "note" },
+      h("span", t("throw_failed", { who: seatLabel(lead.seat), cards: cardsText(lead.attempted), blocker: seatLabel(lead.blocker), beats: cardsText(lead.beats || []) })),
+      h("span.forced", t("throw_forced", { cards: cardsText(lead.cards) }))));
+  }
   for (const [i, p] of tr.plays.entries()) {
     box.append(h("div.rp-play" + (p.seat === tr.winner ? ".winner" : ""), { dataset: { seat: p.seat } },
       h("span.who", seatLabel(p.seat)),
@@ -304,7 +317,7 @@ function wire() {
 
 async function main() {
   applyI18n(document);
-  langSwitch($("btn-lang"), () => { S.review = null; render(); });
+  langSwitch($("btn-lang"), () => { S.review = null; labelHands(); render(); });
   wire();
   await loadMe();
   accountBar($("account"));

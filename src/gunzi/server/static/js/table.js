@@ -4,12 +4,14 @@
 
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
-import { t, getLang, applyI18n, rulesHref, seatRel, suitName } from "./i18n.js";
-import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
+import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
   cardElement, cardRow, cardsText, levelText, points,
 } from "./cards.js";
+import { Sound } from "./sound.js";
+import { cardRects, slideIn, dealIn, sweepTo, snapshotCards } from "./motion.js";
 
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
@@ -36,6 +38,7 @@ const S = {
   handResults: {}, // hand number -> hand_end result (复式 compares a board's two plays)
   summarySeen: 0, // hand number of the last summary opened
   heldTrick: null, // {trick, until}
+  refusal: null, // the server's refusal of my last action, shown above the hand
   log: [],
   chat: [],
   counterOn: localStorage.getItem("gunzi.counter") !== "off",
@@ -46,6 +49,9 @@ const S = {
   buttonMap: null,
   panel: null, // phone drawer: "chat" | "counter" | "log" | null
   connection: "connecting",
+  leadCards: null, // the current trick's lead, to tell a kill (毙) from a follow
+  shownTrick: null, // {number}: the trick whose cards are in the middle now
+  markPending: false, // the first-paint mark is asked for (once per page)
 };
 
 // ------------------------------------------------------------------ derived facts
@@ -75,7 +81,7 @@ function seatName(seat) {
   const info = S.info && S.info.seats ? S.info.seats[seat] : null;
   const rel = seatRel(relPos(seat), S.seat != null);
   if (!info || info.kind === "empty") return rel;
-  const name = info.kind === "bot" ? t("bot_name", { bot: info.bot }) : info.name;
+  const name = info.kind === "bot" ? botName(info.bot) : info.name;
   return S.seat === seat ? t("you") : `${name}`;
 }
 
@@ -123,7 +129,7 @@ function onFrame(f) {
       if (S.panel !== "chat" && window.matchMedia("(max-width: 900px)").matches) $("btn-chat").classList.add("unread");
       break;
     case "error":
-      toast(f.message || f.code, "error");
+      toast(errorText(f), "error");
       break;
     case "bye":
       toast(f.message || t("disconnected"), "error");
@@ -136,8 +142,15 @@ function onFrame(f) {
 function takeFrame(f, quiet) {
   const events = f.events || [];
   let handEnd = null;
+  const wasMyTurn = myTurn();
+  const handBefore = quiet ? null : cardRects($("hand"));
+  const countBefore = quiet || !S.view || !S.view.hand ? null : countOf(S.view.hand);
+  const cues = [];
   for (const e of events) {
     logEvent(e);
+    if (!quiet) cues.push(...cuesOf(e));
+    if (e.type === "play" && !S.leadCards) S.leadCards = e.cards;
+    if (e.type === "trick" || e.type === "deal") S.leadCards = null;
     if (e.type === "trick" && !quiet) {
       // Keep the finished trick in the middle for a moment.
       S.heldTrick = { number: e.trick, until: Date.now() + TRICK_HOLD_MS };
@@ -165,13 +178,68 @@ function takeFrame(f, quiet) {
     S.handKey = key;
     S.selected.clear();
     S.hint = null;
+    S.refusal = null; // a new decision: the old refusal no longer applies
   }
   if (!myTurn()) { S.hint = null; S.takeSel.clear(); }
+  if (quiet) S.leadCards = S.view && S.view.trick && S.view.trick.plays.length ? S.view.trick.plays[0].cards : null;
   renderAll();
+  if (!quiet) {
+    animateFrame(events, handBefore, countBefore);
+    playCues(cues, !wasMyTurn && myTurn() && S.view.phase !== "draw");
+  }
   if (openNow) openSummary();
   // A decision of mine (other than a declaring ask) closes the summary of the last hand.
   else if (myTurn() && S.view.phase !== "draw") closeModal("summary");
   scheduleAutoPass();
+}
+
+// ------------------------------------------------------------------ sound and motion
+
+/** The cues one event asks for, by importance (the frame plays only its most important). */
+function cuesOf(e) {
+  const mine = (seat) => S.seat != null && teamOf(seat) === teamOf(S.seat);
+  switch (e.type) {
+    case "play": {
+      if (e.attempted) return ["fail"];
+      const ctx = trumpCtx();
+      const kill = S.leadCards && !isTrump(S.leadCards[0], ctx) && e.cards.every((c) => isTrump(c, ctx));
+      return [kill ? "kill" : e.seat === S.seat ? "play" : "play_other"];
+    }
+    case "trick": return [S.seat == null || mine(e.winner) ? "trick_us" : "trick_them"];
+    case "hand_end": {
+      const up = e.attackers_take ? e.attackers : 1 - e.attackers;
+      return [S.seat == null || mine(up) ? "end_win" : "end_lose"];
+    }
+    default: return [];
+  }
+}
+
+const CUE_ORDER = ["end_win", "end_lose", "fail", "kill", "trick_us", "trick_them", "play", "play_other"];
+
+function playCues(cues, turnNow) {
+  const best = CUE_ORDER.find((c) => cues.includes(c));
+  if (best) Sound.play(best);
+  if (turnNow) setTimeout(() => { if (myTurn()) Sound.play("turn"); }, best ? 180 : 0);
+}
+
+/** Decoration after the final state is drawn: plays slide in, new hand cards are dealt in. */
+function animateFrame(events, handBefore, countBefore) {
+  for (const e of events) {
+    if (e.type !== "play") continue;
+    const slot = $("play-" + POS[relPos(e.seat)]);
+    const from = e.seat === S.seat ? handBefore : $("seat-" + POS[relPos(e.seat)]);
+    slideIn(slot.querySelectorAll(".card"), from);
+  }
+  if (!countBefore || !S.view || !S.view.hand) return;
+  const grown = new Map();
+  for (const [name, n] of countOf(S.view.hand)) if (n > (countBefore.get(name) || 0)) grown.set(name, n - (countBefore.get(name) || 0));
+  if (!grown.size) return;
+  const fresh = [];
+  for (const el of [...$("hand").querySelectorAll(".card[data-card]")].reverse()) {
+    const k = grown.get(el.dataset.card);
+    if (k) { fresh.unshift(el); grown.set(el.dataset.card, k - 1); }
+  }
+  dealIn(fresh, document.querySelector("#board .center"));
 }
 
 // ------------------------------------------------------------------ the log
@@ -221,17 +289,23 @@ function renderAll() {
   renderPrestart();
   renderActions();
   renderHand();
+  renderRefusal();
   renderCounter();
   renderLog();
   document.body.classList.toggle("spectator", S.seat == null);
   document.body.classList.toggle("my-turn", myTurn());
   document.body.dataset.phase = S.view ? S.view.phase : S.info ? S.info.status : "";
-  document.title = (myTurn() ? "● " : "") + (S.info ? S.info.name + " · " : "") + t("hall_name");
+  document.title = (myTurn() ? "● " : "") + (S.info ? tableName(S.info) + " · " : "") + t("hall_name");
+  // First meaningful paint: the first frame that shows the game (measured by the tests).
+  if (S.view && !performance.getEntriesByName("gunzi-table-drawn").length && !S.markPending) {
+    S.markPending = true;
+    requestAnimationFrame(() => performance.mark("gunzi-table-drawn"));
+  }
 }
 
 function renderTop() {
   const info = S.info;
-  $("table-name").textContent = info ? info.name : "…";
+  $("table-name").textContent = tableName(info);
   const v = S.view;
   $("hand-no").textContent = v && v.hand_no ? t("hand_no", { n: v.hand_no, round: v.round_no }) : info ? t("status_" + info.status) : "";
   $("conn").textContent = S.connection === "open" ? "" : t("conn_" + S.connection);
@@ -247,6 +321,19 @@ function renderTop() {
   $("btn-summary").hidden = !(v && v.last_result);
 }
 
+/** The hand that just ended while its summary stands: between hands the engine already
+ *  holds the next dealer and the new levels, so until the next deal the info bar and the
+ *  seats keep showing the ended hand as its summary does (else the attackers' points would
+ *  be relabelled for the other team). */
+function endedHand() {
+  const v = S.view;
+  const r = v && v.last_result;
+  return r && ["deal", "over"].includes(v.phase) && r.hand === v.hand_no ? r : null;
+}
+
+const shownDealer = () => { const r = endedHand(); return r ? r.dealer : S.view.dealer; };
+const shownLevels = () => { const r = endedHand(); return r ? r.levels_before.map(levelText) : S.view.levels; };
+
 function renderInfo() {
   const v = S.view;
   const box = clear($("info"));
@@ -254,19 +341,23 @@ function renderInfo() {
     if (S.info) box.append(h("span.chip", t("preset_" + S.info.preset)));
     return;
   }
-  const ctxTrump = v.trump;
+  const ended = endedHand();
+  const ctxTrump = ended ? ended.trump : v.trump;
+  const level = ended ? levelText(ended.level) : v.level;
+  const dealer = shownDealer();
   const chip = (label, value, cls = "") => h("span.chip" + (cls ? "." + cls : ""), h("b", label), " ", value);
   // [I-30] 无主: no suit for the whole hand, which is not the "not decided yet" dash.
   const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump])
     : (v.no_trump ? t("no_trump_value") : "—");
   box.append(chip(t("trump"), trumpEl, "trump-chip"));
-  box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([v.level + ctxTrump]) : v.level), "level-chip"));
-  box.append(chip(t("dealer"), v.dealer == null ? "—" : seatLabel(v.dealer), "dealer-chip"));
-  const lv = (team) => levelLabel(v.levels[team]);
+  box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([level + ctxTrump]) : level), "level-chip"));
+  box.append(chip(t("dealer"), dealer == null ? "—" : seatLabel(dealer), "dealer-chip"));
+  const levels = shownLevels();
+  const lv = (team) => levelLabel(levels[team]);
   box.append(chip(t("levels"), `${teamName(0)} ${lv(0)} · ${teamName(1)} ${lv(1)}`, "levels-chip"));
-  if (v.dealer != null && v.dealer >= 0) {
-    const att = 1 - teamOf(v.dealer);
-    box.append(chip(t("points_taken"), h("span#points", String(v.points[att])), "points-chip"));
+  if (dealer != null && dealer >= 0) {
+    const att = 1 - teamOf(dealer);
+    box.append(chip(t("points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
   }
   if (v.declaration) {
     const d = v.declaration;
@@ -301,22 +392,24 @@ function renderSeats() {
     const si = info && info.seats ? info.seats[seat] : null;
     const toAct = v && playing() && (S.turn ? S.turn.seat === seat : v.to_act === seat);
     box.classList.toggle("to-act", !!toAct);
-    box.classList.toggle("dealer", !!(v && v.dealer === seat));
+    const dealer = v ? shownDealer() : null;
+    box.classList.toggle("dealer", !!(v && dealer === seat));
     const badges = h("span.badges");
-    if (v && v.dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
-    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: t("bot") }, "AI"));
+    if (v && dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
+    // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
+    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, botKind(si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
     if (si && si.kind === "human" && !si.connected) badges.append(h("span.badge.off-badge", t("offline")));
-    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short", { bot: si.bot }) : si.name) : t("empty_seat");
+    const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short") : si.name) : t("empty_seat");
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
         h("span.name", { title: name }, name),
-        si && si.title ? h("span.seat-title.ladder-title", { title: t("ladder_title_tip", { total: si.total }) }, si.title) : null,
+        si && si.title ? h("span.seat-title.ladder-title", { title: titleTip(si.title, si.total), lang: "zh-CN" }, si.title) : null,
         badges),
       h("div.seat-meta",
         v ? h("span.count", { title: t("cards_in_hand") }, h("i.mini-card"), String(v.hand_sizes[seat])) : null,
-        v ? h("span.team", teamName(teamOf(seat)) + " " + levelLabel(v.levels[teamOf(seat)])) : null,
+        v ? h("span.team", teamName(teamOf(seat)) + " " + levelLabel(shownLevels()[teamOf(seat)])) : null,
         h("span.clock", { dataset: { seat } }, clockText(seat))));
   }
 }
@@ -340,9 +433,15 @@ function trickToShow() {
 function renderBoard() {
   renderSeats();
   const v = S.view;
+  const tr = trickToShow();
+  const gone = S.shownTrick && (!tr || tr.number !== S.shownTrick.number) && v && v.tricks
+    ? v.tricks[S.shownTrick.number - 1] : null;
+  const leaving = gone ? snapshotCards(document.querySelector("#board .center")) : [];
   for (const pos of POS) clear($("play-" + pos));
   const caption = clear($("trick-caption"));
-  const tr = trickToShow();
+  S.shownTrick = tr ? { number: tr.number } : null;
+  // A finished trick leaving the middle sweeps to its winner's seat.
+  if (gone) sweepTo(leaving.filter((c) => !c.node.closest("#kitty")), $("seat-" + POS[relPos(gone.winner)]));
   const ctx = trumpCtx();
   if (tr) {
     for (const p of tr.plays) {
@@ -361,6 +460,7 @@ function renderBoard() {
   } else {
     $("board").classList.remove("trick-done");
   }
+  renderThrowBanner(tr);
   // The kitty: shown cards, turned cards, or just its size.
   const kbox = clear($("kitty"));
   if (v && v.kitty) {
@@ -374,6 +474,17 @@ function renderBoard() {
   }
   if (!v && S.info && S.info.status === "open") caption.append(h("span", t("waiting_start")));
   if (v && v.phase === "draw") caption.append(h("span.drawing", t("drawing", { n: v.drawn, total: totalDraw() })));
+}
+
+/** A failed throw (classic): what was tried, who stopped it with which cards, what was
+ *  played instead, over the trick it belongs to (the trick itself shows the forced play). */
+function renderThrowBanner(tr) {
+  const box = clear($("throw-banner"));
+  const ft = S.view && S.view.failed_throw;
+  box.hidden = !(tr && ft && ft.trick === tr.number);
+  if (box.hidden) return;
+  box.append(h("span", t("throw_failed", { who: seatLabel(ft.seat), cards: cardsText(ft.attempted), blocker: seatLabel(ft.blocker), beats: cardsText(ft.beats) })),
+    h("span.forced", t("throw_forced", { cards: cardsText(ft.cards) })));
 }
 
 function totalDraw() {
@@ -402,7 +513,7 @@ function renderPrestart() {
     } else if (i === mySeat) {
       controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => leave(i) } }, t("leave_seat")));
     }
-    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? t("bot_name", { bot: s.bot }) : s.name;
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botName(s.bot) : s.name;
     return h("li.prestart-seat", h("span.pseat", t("seat_n", { n: i + 1, pos: t("compass_" + i) })), h("span.pname", who), controls);
   });
   const full = info.seats.every((s) => s.kind !== "empty");
@@ -557,6 +668,13 @@ function sameCards(a, b) {
   return x === [...b].sort().join(",");
 }
 
+/** What a lead may be in this game: 打滚子 has no runs or throws, classic has tractors and
+ *  throws, and triples only with three decks (one deck has no pairs either). */
+function leadPrompt() {
+  if (isGunzi()) return "ask_lead";
+  return decks() >= 3 ? "ask_lead_classic3" : decks() === 2 ? "ask_lead_classic" : "ask_lead_classic1";
+}
+
 function statusText() {
   const v = S.view;
   const info = S.info;
@@ -574,7 +692,7 @@ function statusText() {
       case "return": return t("ask_return", { n: v.tribute.n, to: seatLabel(v.tribute.from) });
       case "bury": return t("ask_bury", { n: buryCount() });
       case "bury_jokers": return v.pickup_pending ? t("ask_pickup", { n: v.pickup_pending.length }) : t("ask_bury_jokers");
-      case "play": return leadCount() ? t("ask_follow", { n: leadCount() }) : t("ask_lead");
+      case "play": return leadCount() ? t("ask_follow", { n: leadCount() }) : t(leadPrompt());
       default: return t("your_turn");
     }
   }
@@ -653,6 +771,9 @@ function renderPickup() {
 }
 
 function renderHand() {
+  // Keyboard play: a focused card keeps the focus across the re-render.
+  const focused = document.activeElement && document.activeElement.closest("#hand .card");
+  const refocus = focused ? focused.dataset.index : null;
   const box = clear($("hand"));
   const v = S.view;
   if (!v || !v.hand) {
@@ -671,6 +792,7 @@ function renderHand() {
     return i;
   };
   const fresh = new Map(S.fromKitty && v.phase === "bury" ? S.fromKitty : []);
+  const must = countOf((S.refusal && S.refusal.cards) || []); // cards that satisfy the rule
   const clickable = S.seat != null && myTurn() && ["tribute", "return", "bury", "bury_jokers", "play", "draw"].includes(v.phase) && !v.pickup_pending;
   box.classList.toggle("clickable", clickable);
   for (const g of groups) {
@@ -682,12 +804,25 @@ function renderHand() {
       c.dataset.index = i;
       if (S.selected.has(i)) c.classList.add("selected");
       if (fresh.get(name)) { c.classList.add("fresh"); fresh.set(name, fresh.get(name) - 1); }
+      if (must.get(name)) { c.classList.add("must"); must.set(name, must.get(name) - 1); }
       c.addEventListener("click", () => onCardClick(i));
+      if (clickable) {
+        c.tabIndex = 0;
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-pressed", String(S.selected.has(i)));
+        c.addEventListener("keydown", (e) => {
+          if (e.key !== " " && e.key !== "Enter") return;
+          e.preventDefault();
+          e.stopPropagation(); // Enter on a card selects it; Enter elsewhere presses the button
+          onCardClick(i);
+        });
+      }
       group.append(c);
     }
     box.append(group);
   }
   $("hand-count").textContent = t("n_cards", { n: v.hand.length });
+  if (refocus != null) { const c = box.querySelector(`.card[data-index="${refocus}"]`); if (c) c.focus({ preventScroll: true }); }
 }
 
 function onCardClick(i) {
@@ -718,20 +853,41 @@ async function submit(action) {
   renderActions();
   const r = await S.sock.act(action);
   S.busy = false;
-  if (!r.ok) {
-    toast(t("refused") + (r.error ? r.error.message : ""), "error");
-  } else {
+  S.refusal = r.ok ? null : r.error || { code: "server_error" };
+  if (!r.ok) Sound.play("no");
+  if (r.ok) {
     S.selected.clear();
     S.takeSel.clear();
     S.hint = null;
   }
   renderActions();
   renderHand();
+  renderRefusal();
+}
+
+/** An error in the page's language: the server's wording of a broken rule (it knows the
+ *  engine's reason), else the label of the error code; the server's English only for a
+ *  code this page does not know. */
+function errorText(err) {
+  const lang = getLang();
+  if (err.text && err.text[lang]) return err.text[lang];
+  const key = "err_" + err.code;
+  return t(key) !== key ? t(key) : err.message || err.code;
+}
+
+function renderRefusal() {
+  const box = clear($("refusal"));
+  const err = S.refusal;
+  box.hidden = !err;
+  if (!err) return;
+  box.append(h("span.refusal-text", errorText(err)));
+  if (err.rule) box.append(h("span.refusal-rule", t("refusal_rule", { rule: err.rule })));
+  box.append(h("button.small.refusal-close", { type: "button", on: { click: () => { S.refusal = null; renderRefusal(); renderHand(); } } }, t("refusal_close")));
 }
 
 async function askHint() {
   const r = await S.sock.hint();
-  if (!r.action) { toast(r.error ? r.error.message : t("no_hint"), "error"); return; }
+  if (!r.action) { toast(r.error ? errorText(r.error) : t("no_hint"), "error"); return; }
   applyHint(r.action);
 }
 
@@ -1001,6 +1157,7 @@ async function main() {
   langSwitch($("btn-lang"), () => { renderAll(); renderChat(); if ($("summary").open) openSummary(); });
   wire();
   await loadMe();
+  soundSwitch($("btn-sound"));
   // Signing in or out changes who the socket is: open a new one (the server binds the seat).
   accountBar($("account"), () => { if (S.sock) connect(); renderChat(); renderPrestart(); });
   const id = await resolveTable();

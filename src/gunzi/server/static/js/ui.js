@@ -2,7 +2,8 @@
 // account bar (guest / login / register / logout) and the language switch.
 
 import * as API from "./api.js";
-import { t, getLang, setLang, applyI18n } from "./i18n.js";
+import { t, getLang, setLang, applyI18n, titleTip } from "./i18n.js";
+import { Sound } from "./sound.js";
 
 /** h("div.cls#id", {attrs, on: {click}}, ...children) */
 export function h(spec, attrs, ...children) {
@@ -22,6 +23,7 @@ export function h(spec, attrs, ...children) {
     else if (k === "class") e.className += " " + v;
     else if (k === "text") e.textContent = v;
     else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "style") e.style.cssText = v; // CSSOM: allowed by the CSP (a style attribute is not)
     else if (k in e && typeof v !== "string") e[k] = v;
     else e.setAttribute(k, v === true ? "" : v);
   }
@@ -108,7 +110,7 @@ export function accountBar(container, onChange) {
         const best = ladders.reduce((a, b) => (b.total > a.total ? b : a), ladders[0] || null);
         if (!best) return;
         title.textContent = best.title;
-        title.title = t("ladder_title_tip", { total: best.total });
+        title.title = titleTip(best.title, best.total);
         title.hidden = false;
       });
       container.append(
@@ -145,4 +147,25 @@ export function langSwitch(button, onChange) {
     for (const fn of langRenders) fn();
     if (onChange) onChange();
   });
+}
+
+const SPEAKER = '<path d="M4 9h4l5-4v14l-5-4H4z"/>';
+const SOUND_ON_SVG = `<svg class="sound-icon" viewBox="0 0 24 24" aria-hidden="true">${SPEAKER}<path d="M16 9a4 4 0 0 1 0 6M18.5 6.5a8 8 0 0 1 0 11"/></svg>`;
+const SOUND_OFF_SVG = `<svg class="sound-icon" viewBox="0 0 24 24" aria-hidden="true">${SPEAKER}<path d="M16 9l5 6M21 9l-5 6"/></svg>`;
+
+/** The sound on/off switch (a toggle button); the choice follows the signed-in account. */
+export function soundSwitch(button) {
+  const label = () => {
+    const on = Sound.enabled();
+    // An icon (inline SVG: emoji fonts are not everywhere): the phone's top bar is narrow.
+    button.innerHTML = on ? SOUND_ON_SVG : SOUND_OFF_SVG;
+    button.setAttribute("aria-label", t(on ? "sound_on" : "sound_off"));
+    button.setAttribute("aria-pressed", String(on));
+    button.title = t("sound_tip");
+  };
+  const bind = () => { Sound.setUser(account.user ? account.user.id : null); label(); };
+  button.addEventListener("click", () => { Sound.setEnabled(!Sound.enabled()); label(); if (Sound.enabled()) Sound.play("turn"); });
+  account.listeners.push(bind);
+  langRenders.push(label);
+  bind();
 }

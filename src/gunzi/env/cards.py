@@ -1,0 +1,91 @@
+"""PettingZoo AEC environment for 打滚子 and classic 升级 (1–3 decks), any rule option.
+
+One episode is ``hands`` hands of a match (1 by default). The action space and the mask are
+:mod:`gunzi.env.card_actions` (one fixed set of 223 token ids), the observation
+:mod:`gunzi.env.card_obs`; the reward of a seat is its net levels: in 打滚子 its A12 hand
+scores (cards), in classic the levels its team gained less those the other team gained.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from gunzi.engine import rules as card_rules
+from gunzi.engine.actions import Action
+from gunzi.engine.match import Match
+from gunzi.engine.view import seat_position
+from gunzi.env import card_actions as CA
+from gunzi.env import card_obs
+from gunzi.env.aec import TurnEnv
+
+
+def net_levels(result: dict[str, Any], seat: int) -> float:
+    """A finished hand's reward for ``seat``: 打滚子 hand score, classic net team levels."""
+    if "hand_scores" in result:
+        return float(result["hand_scores"][seat])
+    before, after = result["levels_before"], result["levels_after"]
+    team = seat % 2
+    gain = [after[t] - before[t] for t in (0, 1)]
+    return float(gain[team] - gain[1 - team])
+
+
+class CardEnv(TurnEnv):
+    """打滚子 (``preset="gunzi"``) or classic (``classic-1/2/3``), options as keywords."""
+
+    def __init__(self, preset: str = "gunzi", hands: int = 1, **options: Any) -> None:
+        self.rules = card_rules.preset(preset, **options)
+        self.hands = hands
+        self.grouped = self.rules.is_gunzi
+        super().__init__(preset, 4, card_obs.OBS_SIZE, CA.NUM_ACTIONS, low=-50.0, high=50.0)
+
+    def _start(self, seed: int) -> None:
+        self.match = Match(self.rules, random.Random(seed))
+        self._builder()
+
+    def _builder(self) -> None:
+        seat = self.match.to_act
+        assert seat is not None and seat >= 0
+        own = seat_position(self.match, seat)
+        self.builder = CA.Builder(own, own.legal_actions(seat), self.grouped)
+        self._next = self.builder.next_tokens()
+
+    def _to_act(self) -> int:
+        return self.builder.legal.seat
+
+    def _legal(self) -> list[int]:
+        return self._next
+
+    def _observe(self, seat: int) -> np.ndarray:
+        building: list[int] = []
+        taking = False
+        if not self._over and seat == self._to_act():
+            taking = CA.TAKE in self.builder.built
+            building = [t for t in self.builder.built if t < CA.GROUP0]
+        return card_obs.encode(self.match.information_state(seat), self.rules, building, taking)
+
+    def _take(self, action: int) -> bool:
+        done = self.builder.push(action)
+        if done is None:
+            self._next = self.builder.next_tokens()
+            return False
+        return self.play(done)
+
+    def play(self, action: Action) -> bool:
+        """Apply a whole engine action (bots play this way); True if the episode ended."""
+        self.match.apply(action)
+        if len(self.match.results) >= self.hands or self.match.is_over:
+            return True
+        self._builder()
+        self.agent_selection = self.possible_agents[self._to_act()]
+        return False
+
+    def _final_rewards(self) -> list[float]:
+        return [sum(net_levels(r, s) for r in self.match.results) for s in range(4)]
+
+
+def env(preset: str = "gunzi", **options: Any) -> CardEnv:
+    """The PettingZoo-style constructor."""
+    return CardEnv(preset, **options)

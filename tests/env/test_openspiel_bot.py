@@ -1,0 +1,50 @@
+"""OpenSpiel's bots as hall contestants: legal play through the adapter, and the arena's
+``openspiel:ismcts`` name."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from gunzi.arena.runner import parse_bot
+from gunzi.bots.base import RandomBot, play
+from gunzi.cli import app
+from gunzi.engine import rules as R
+from gunzi.engine.match import Match
+from gunzi.env.openspiel_bot import OpenSpielBot
+
+
+def test_the_arena_reads_an_openspiel_algorithm_name() -> None:
+    spec = parse_bot("openspiel:ismcts:simulations=3", "A")
+    assert spec.name == "openspiel"
+    assert dict(spec.params) == {"algorithm": "ismcts", "simulations": 3}
+    bot = spec.make(1.0)
+    assert isinstance(bot, OpenSpielBot) and bot.algorithm == "ismcts"
+    with pytest.raises(ValueError, match="unknown OpenSpiel algorithm 'alphazero'"):
+        OpenSpielBot("alphazero")
+
+
+@pytest.mark.parametrize(("preset", "algorithm"), [("classic-1", "ismcts"),
+                                                   ("classic-1", "mcts"),
+                                                   ("gunzi", "ismcts")])
+def test_openspiel_bots_play_legal_hands(preset: str, algorithm: str) -> None:
+    match = Match(R.preset(preset), random.Random(4))
+    bots = [OpenSpielBot(algorithm, simulations=3), RandomBot(),
+            OpenSpielBot(algorithm, simulations=3), RandomBot()]
+    play(match, bots, random.Random(4), hands=1)  # validates every action it applies
+    assert len(match.results) == 1
+    tricks = sum(1 for e in match.events if e.type == "trick")
+    plays = [e for e in match.events if e.type == "play" and e.public["seat"] in (0, 2)]
+    assert tricks >= 4 and len(plays) == 2 * tricks  # the OpenSpiel seats played every trick
+
+
+def test_gunzi_arena_runs_openspiel_ismcts_by_duplicate() -> None:
+    result = CliRunner().invoke(app, ["arena", "--bots", "openspiel:ismcts:simulations=2,rule",
+                                      "--rules", "classic-1", "--deals", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout[result.stdout.index("{"):])
+    assert report["bots"]["A"] == "openspiel:ismcts:simulations=2"
+    assert report["pairs"] == 1 and report["hands"] == 2

@@ -1,0 +1,67 @@
+"""The engine's modules import one another without a cycle, type-only and lazy imports too,
+and only the rules objects tell the games apart."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parent.parent / "src" / "gunzi" / "engine"
+
+
+def _graph() -> dict[str, set[str]]:
+    names = {p.stem for p in ENGINE.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in ENGINE.glob("*.py"):
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "gunzi.engine":
+                    deps |= {a.name for a in node.names}
+                elif node.module.startswith("gunzi.engine."):
+                    deps.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[2] for a in node.names
+                         if a.name.startswith("gunzi.engine.")}
+        graph[path.stem] = deps & names
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                return [*path, dep]
+            if not state.get(dep):
+                found = visit(dep, [*path, dep])
+                if found:
+                    return found
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if not state.get(node):
+            found = visit(node, [node])
+            if found:
+                return found
+    return None
+
+
+def test_the_engine_has_no_import_cycle() -> None:
+    graph = _graph()
+    assert graph["match"] >= {"checks", "legal", "state", "variant", "view"}
+    assert _cycle(graph) is None
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_only_the_rules_objects_branch_on_the_game() -> None:
+    """打滚子 vs classic is decided in variant.py (and defined in rules.py), nowhere else."""
+    for path in ENGINE.glob("*.py"):
+        if path.stem not in ("variant", "rules"):
+            assert "is_gunzi" not in path.read_text(encoding="utf-8"), path.name
