@@ -167,7 +167,7 @@ def test_replay_of_a_no_trump_hand_says_so(new_page: Any, hall: str, tmp_path: P
     page.goto(f"{hall}/replay.html")
     page.wait_for_selector("body[data-ready='1']")
     page.set_input_files("#rp-file", str(path))
-    page.wait_for_function("document.getElementById('rp-source').textContent === "
+    page.wait_for_function("() => document.getElementById('rp-source').textContent === "
                            "'wuzhu.jsonl'")
     info = page.locator("#rp-info").inner_text()
     assert "无主" in info and "—" not in info, info

@@ -197,14 +197,6 @@ class Match(MatchState):
         return view(self, seat)
 
     @property
-    def no_trump(self) -> bool:
-        """Whether this hand is played with no trump suit (classic 无主, [I-30]).
-
-        Every other hand has its trump suit once the draw is over, so a missing suit
-        after the draw means 无主, not "not decided yet"."""
-        return self.trump < 0 and self.phase not in (Phase.DEAL, Phase.DRAW)
-
-    @property
     def to_act(self) -> int | None:
         """The seat that must decide now, CHANCE (-1) for a pending deal, None when over."""
         return self.current
