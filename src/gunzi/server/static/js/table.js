@@ -4,6 +4,7 @@
 
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
+import { secondsLeft, paintClock, tickMine } from "./clock.js";
 import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import {
@@ -375,11 +376,11 @@ function renderInfo() {
   }
 }
 
-function clockText(seat) {
-  const turn = S.turn;
-  if (!turn || turn.seat !== seat || !turn.deadline) return "";
-  const left = Math.max(0, Math.round((turn.deadline - (Date.now() + S.offset)) / 1000));
-  return `${left}s`;
+function paintClocks() {
+  for (const el of document.querySelectorAll(".clock[data-seat]")) paintClock(el, secondsLeft(S.turn, Number(el.dataset.seat), S.offset));
+  const mine = S.seat != null ? secondsLeft(S.turn, S.seat, S.offset) : null;
+  paintClock($("my-clock"), mine);
+  tickMine(mine);
 }
 
 function renderSeats() {
@@ -410,8 +411,9 @@ function renderSeats() {
       h("div.seat-meta",
         v ? h("span.count", { title: t("cards_in_hand") }, h("i.mini-card"), String(v.hand_sizes[seat])) : null,
         v ? h("span.team", teamName(teamOf(seat)) + " " + levelLabel(shownLevels()[teamOf(seat)])) : null,
-        h("span.clock", { dataset: { seat } }, clockText(seat))));
+        h("span.clock", { dataset: { seat } })));
   }
+  paintClocks();
 }
 
 function trickToShow() {
@@ -706,8 +708,7 @@ function renderActions() {
   const bar = $("actions");
   const status = $("status");
   status.textContent = statusText();
-  const clock = S.seat != null ? clockText(S.seat) : "";
-  $("my-clock").textContent = clock;
+  paintClocks();
   const canHint = myTurn();
   bar.hidden = !playing() && !(S.info && ["finished", "abandoned"].includes(S.info.status));
   const list = decisionButtons();
@@ -1079,8 +1080,7 @@ function openLastTrick() {
 // ------------------------------------------------------------------ start
 
 function tick() {
-  for (const el of document.querySelectorAll(".clock[data-seat]")) el.textContent = clockText(Number(el.dataset.seat));
-  if (S.seat != null) $("my-clock").textContent = clockText(S.seat);
+  paintClocks();
   if (S.heldTrick && S.heldTrick.until < Date.now() && S.heldTrick.until > Date.now() - 1500) renderBoard();
 }
 
