@@ -85,6 +85,24 @@ def test_rule_errors_go_to_stderr_so_json_output_stays_clean() -> None:
     assert "cannot be 'x'" in result.stderr
 
 
+@pytest.mark.parametrize(("command", "rules", "pair", "words"), [
+    ("simulate", "classic-2", "trump_structure=cover-triples", ("trump_structure", "'cover'")),
+    ("simulate", "classic-1", "tractor_min_length=3", ("tractor_min_length", "=2")),
+    ("play", "classic-2", "draw_protection=longer-tuples", ("draw_protection", "'none'")),
+    ("play", "gunzi", "no_declaration=no-trump", ("no_declaration", "'kitty-card'")),
+])
+def test_variant_a_preset_cannot_play_is_refused_naming_what_it_can(
+    command: str, rules: str, pair: str, words: tuple[str, ...]
+) -> None:
+    """A club's house rule that its preset cannot play stops the command before anything
+    runs: exit 2 and a message naming the option and the value(s) left to it."""
+    args = ["--hands", "1"] if command == "simulate" else []
+    result = invoke(command, "--rules", rules, "-o", pair, *args)
+    assert result.exit_code == 2, result.output
+    for word in words:
+        assert word in flat(result.stderr), result.stderr
+
+
 def test_simulate_text_output_is_a_readable_table() -> None:
     args = ("simulate", "--rules", "gunzi", "--hands", "20", "--seed", "1")
     figures = run_json(*args, "--json")

@@ -347,7 +347,9 @@ function renderInfo() {
   const level = ended ? levelText(ended.level) : v.level;
   const dealer = shownDealer();
   const chip = (label, value, cls = "") => h("span.chip" + (cls ? "." + cls : ""), h("b", label), " ", value);
-  const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump]) : "—";
+  // [I-30] 无主: no suit for the whole hand, which is not the "not decided yet" dash.
+  const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump])
+    : (v.no_trump ? t("no_trump_value") : "—");
   box.append(chip(t("trump"), trumpEl, "trump-chip"));
   box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([level + ctxTrump]) : level), "level-chip"));
   box.append(chip(t("dealer"), dealer == null ? "—" : seatLabel(dealer), "dealer-chip"));
@@ -1005,7 +1007,7 @@ function openSummary() {
   else outcome = r.levels_awarded ? t("outcome_keep_up", { team: teamName(dteam), n: r.levels_awarded }) : t("outcome_keep", { team: teamName(dteam) });
   const table = h("table.summary-table",
     row(t("dealer"), `${seatLabel(r.dealer)} (${teamName(dteam)})`),
-    row(t("trump"), `${r.trump ? SUIT_SYMBOL[r.trump] : "—"} · ${t("level")} ${levelText(r.level)}`),
+    row(t("trump"), `${r.trump ? SUIT_SYMBOL[r.trump] : t("no_trump_value")} · ${t("level")} ${levelText(r.level)}`),
     row(t("kitty"), h("div", cardRow(r.kitty || [], { size: "small", ctx }), h("span.note", t("kitty_points", { n: r.kitty_points })))),
     row(t("trick_points"), String(r.trick_points)),
     row(t("kou_di"), r.kou ? t("kou_yes", { team: teamName(att), mult: r.kitty_multiplier || 2 }) : t("kou_no", { team: teamName(dteam) }), r.kou ? "kou" : ""),
