@@ -355,7 +355,9 @@ function renderInfo() {
   box.append(chip(t("levels"), `${teamName(0)} ${lv(0)} · ${teamName(1)} ${lv(1)}`, "levels-chip"));
   if (dealer != null && dealer >= 0) {
     const att = 1 - teamOf(dealer);
-    box.append(chip(t("points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
+    // In play the attackers' trick points (闲家抓分); once the hand ended, its final score with
+    // the kitty (最终得分), labelled as in the summary so the two never contradict.
+    box.append(chip(t(ended ? "score" : "points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
   }
   if (v.declaration) {
     const d = v.declaration;
