@@ -404,7 +404,7 @@ function renderSeats() {
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
-        h("span.name", { title: name }, name),
+        h("span.name" + (si && si.kind === "bot" ? ".bot-name" : ""), { title: name }, name),
         si && si.title ? h("span.seat-title.ladder-title", { title: titleTip(si.title, si.total), lang: "zh-CN" }, si.title) : null,
         badges),
       h("div.seat-meta",
