@@ -1,6 +1,7 @@
 """On a 375 px phone the left and right seat boxes stay short (three lines at most) and
 clear of the trick, in both languages, during 打滚子 and classic hands: they used to wrap to
-six lines (position, name, title, kind, cards, team) and crowd the trick area."""
+six lines (position, name, title, kind, cards, team) and crowd the trick area. A seat's badges
+(庄, the bot's kind) stand apart on every seat."""
 
 from __future__ import annotations
 
@@ -30,7 +31,17 @@ MEASURE = """() => {
     return {id, line, inner, box: box(s), rel: rel.textContent};
   });
   const plays = [...document.querySelectorAll('.play .card')].map(box);
-  return {seats, plays};
+  // Badges side by side on one line must not touch ("庄规则" reads as one word).
+  const touching = [];
+  for (const s of document.querySelectorAll('.seat')) {
+    const bs = [...s.querySelectorAll('.badge')].map((e) => e.getBoundingClientRect())
+      .filter((r) => r.height > 0);
+    bs.slice(1).forEach((r, i) => {
+      const q = bs[i];
+      if (Math.abs(r.top - q.top) < 2 && r.left - q.right < 2) touching.push(s.id);
+    });
+  }
+  return {seats, plays, touching};
 }"""
 
 
@@ -56,6 +67,7 @@ def test_side_seats_stay_short_on_a_phone(hall: str, new_page: Any, artifacts: P
                 apart = (c["left"] >= b["right"] or c["right"] <= b["left"]
                          or c["top"] >= b["bottom"] or c["bottom"] <= b["top"])
                 assert apart, (s, c)
+        assert not got["touching"], got["touching"]
         checked["n"] += 1
         if checked["n"] == 3:
             p.screenshot(path=str(artifacts / f"phone-seats-{preset}-{lang}.png"))
