@@ -310,7 +310,7 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
     tried, forced = m.group(1).split(" "), m.group(4).split(" ")
     assert len(tried) == 2 and len(forced) == 1 and forced[0] in tried, text
     assert not m.group(2).startswith("我")
-    trick = int(re.search(r"第 (\d+) 轮", caption).group(1))  # type: ignore[union-attr]
+    trick = int(re.search(r"第 (\d+) 墩", caption).group(1))  # type: ignore[union-attr]
 
     # The same banner in the replay of that trick.
     goto(page, f"{page.url.split('/table.html')[0]}/replay.html?t={table_id}&hand=1"
