@@ -1,7 +1,7 @@
 """On a 375 px phone the left and right seat boxes stay short (three lines at most) and
-clear of the trick, in both languages, during 打滚子 and classic hands: they used to wrap to
-six lines (position, name, title, kind, cards, team) and crowd the trick area. A seat's badges
-(庄, the bot's kind) stand apart on every seat."""
+clear of the trick (no played card or tag on any seat box), in both languages, during 打滚子
+and classic hands: they used to wrap to six lines (position, name, title, kind, cards, team)
+and crowd the trick area. A seat's badges (庄, the bot's kind) stand apart on every seat."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ MEASURE = """() => {
     const inner = s.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom);
     return {id, line, inner, box: box(s), rel: rel.textContent};
   });
-  const plays = [...document.querySelectorAll('.play .card')].map(box);
+  const plays = [...document.querySelectorAll('.play .card, .play .tag')].map(box);
+  const others = ['seat-top', 'seat-bottom']
+    .map((id) => ({id, box: box(document.getElementById(id))}));
   // Badges side by side on one line must not touch ("庄规则" reads as one word).
   const touching = [];
   for (const s of document.querySelectorAll('.seat')) {
@@ -41,7 +43,7 @@ MEASURE = """() => {
       if (Math.abs(r.top - q.top) < 2 && r.left - q.right < 2) touching.push(s.id);
     });
   }
-  return {seats, plays, touching};
+  return {seats, plays, touching, others};
 }"""
 
 
@@ -62,10 +64,12 @@ def test_side_seats_stay_short_on_a_phone(hall: str, new_page: Any, artifacts: P
         for s in got["seats"]:
             # Three lines of its tallest part, with the 1 px row gaps between them.
             assert s["inner"] <= 3 * s["line"] + 4, s
+        # No played card or its 首/大 tag lies on any seat box (your own one included).
+        for s in got["seats"] + got["others"]:
             for c in got["plays"]:
                 b = s["box"]
-                apart = (c["left"] >= b["right"] or c["right"] <= b["left"]
-                         or c["top"] >= b["bottom"] or c["bottom"] <= b["top"])
+                apart = (c["left"] >= b["right"] - 1 or c["right"] <= b["left"] + 1
+                         or c["top"] >= b["bottom"] - 1 or c["bottom"] <= b["top"] + 1)
                 assert apart, (s, c)
         assert not got["touching"], got["touching"]
         checked["n"] += 1
