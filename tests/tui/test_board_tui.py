@@ -179,6 +179,6 @@ def test_a_failed_save_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
             await pilot.press("enter")
             await pilot.pause()
             assert app.game.turns == 2  # the move and the bot's reply were made
-            assert app.message == "保存失败: No such file or directory"
+            assert app.message == "保存失败：No such file or directory"
 
     run(body)

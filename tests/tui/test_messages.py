@@ -140,6 +140,19 @@ def test_chinese_wordings_use_full_width_punctuation() -> None:
         assert not re.search(r"[,:;()]", zh), zh
 
 
+def test_terminal_chinese_texts_use_full_width_punctuation() -> None:
+    """The terminal's own Chinese labels and help follow the same house style; a lone "?"
+    is the help key's name, so it stays ASCII where it names the key."""
+    from gunzi.tui.board_app import TEXTS
+    from gunzi.tui.i18n import HELP, TEXT
+
+    texts = [*TEXT["zh"].values(), *TEXTS["zh"].values(), *(line for _, line in HELP["zh"])]
+    assert len(texts) > 100
+    for zh in texts:
+        assert not re.search(r"[,:;()!]", zh), zh
+        assert not re.search(r"\?(?! )", zh.replace(" ? ", "")), zh
+
+
 def test_partly_held_cards_say_what_the_hand_holds() -> None:
     text = "seat 0 leads 3S 3S 3S: does not hold 3S 3S 3S (holds only 3S) [A7]"
     assert engine_error(text, "zh") == "首出 3♠ 3♠ 3♠：你手里没有 3♠ 3♠ 3♠（只有 3♠） [A7]"

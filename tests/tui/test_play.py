@@ -99,7 +99,7 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
             await hint_until(pilot, app, lambda: summary_open(app))
             assert m.results and session.summary is not None
             summary = app.texts["summary"]
-            assert "第1局结束" in summary and "抓分方 (对方) 得分" in summary
+            assert "第1局结束" in summary and "抓分方（对方）得分" in summary
             assert str(m.results[0]["score"]) in summary
             text = screen_text(app)
             assert "第1局结束" in text
@@ -468,7 +468,7 @@ def test_event_texts_in_both_languages() -> None:
     # The number of tribute cards is not read as a card; seats not involved see no cards.
     tribute = {"type": "tribute", "seat": 3, "to": 0, "n": 2, "cards": ["7S", "6S"]}
     assert str(event_text(tribute, "en")) == "Tribute (2 cards) West → You: 7♠ 6♠"
-    assert str(event_text(tribute, "zh")) == "上家 进贡 2张给 你: 7♠ 6♠"
+    assert str(event_text(tribute, "zh")) == "上家 进贡 2张给 你：7♠ 6♠"
     hidden = {"type": "return", "seat": 1, "to": 2, "n": 1}
     assert str(event_text(hidden, "en")) == "Return (1 card) East → North"
 
@@ -640,7 +640,7 @@ def test_no_joker_no_question(tmp_path: Path) -> None:
             assert session.jokerless_passes == 1
             assert "你 不扣王" in app.texts["log"]
             assert app.turn is not None and app.turn.kind is Kind.PLAY  # our turn to follow
-            assert app.status == "你没有王: 自动不扣王"
+            assert app.status == "你没有王：自动不扣王"
 
     run(body)
 
@@ -758,7 +758,7 @@ def test_a_draw_that_never_asks_the_player_says_why(tmp_path: Path) -> None:
                       first_deck=deck, first_seat=0)
     _declaring_bots(session)
     status = _unasked_status(session, "zh")
-    assert status.splitlines()[0] == "这一局没有可亮的主: 大王已被下家抢亮, 首局不能反"
+    assert status.splitlines()[0] == "这一局没有可亮的主：大王已被下家抢亮，首局不能反"
 
 
 def _classic_unasked(tmp_path: Path, name: str, mine: list[str], west: str | None,
@@ -787,7 +787,7 @@ def test_a_declaration_too_strong_to_overturn_is_named(tmp_path: Path) -> None:
     the pair; a single 2 cannot overturn it, so seat 0 is never asked."""
     mine = [*NO_TWO_NO_JOKER[:24], "2C"]
     assert _classic_unasked(tmp_path, "classic-2", mine, "2H 2H", "zh") == (
-        "这一局没有可亮的主: 反上家的 2♥ 2♥ 需要更多张同花色的级牌 2")
+        "这一局没有可亮的主：反上家的 2♥ 2♥ 需要更多张同花色的级牌 2")
 
 
 def test_a_player_who_was_asked_gets_no_such_note(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "keys": "方向键 移动光标  回车/空格 确定  w 走棋/放木块  r 转向  l English  q 退出",
         "won": "获胜！", "draw": "平局（回合上限）", "illegal": "不行：", "over": "对局结束",
         "thinking": "电脑思考中…", "resumed": "已从 {path} 继续（已下 {turn} 手）",
-        "save_failed": "保存失败: {err}",
+        "save_failed": "保存失败：{err}",
     },
     "en": {
         "title": "Bubu Weiying (Quoridor)", "you": "you", "bot": "bot", "turn": "to move",
