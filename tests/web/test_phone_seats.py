@@ -43,7 +43,24 @@ MEASURE = """() => {
       if (Math.abs(r.top - q.top) < 2 && r.left - q.right < 2) touching.push(s.id);
     });
   }
-  return {seats, plays, touching, others};
+  // Rows of the top bar (its visible parts, tool buttons one by one) and of each hand group.
+  const shown = (e) => e.getBoundingClientRect().height > 0;
+  const parts = [...document.querySelectorAll('.topbar > :not(.tools), .topbar .tools > *')]
+    .filter(shown);
+  // A part starts a new row when it lies wholly below the row so far (centred parts differ
+  // in top).
+  let barRows = 0, rowBottom = -Infinity;
+  for (const r of parts.map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top)) {
+    if (r.top >= rowBottom - 1) { barRows += 1; rowBottom = r.bottom; }
+    else rowBottom = Math.max(rowBottom, r.bottom);
+  }
+  const groups = [...document.querySelectorAll('#hand .group')].map((g) => {
+    const tops = [...g.querySelectorAll('.card')].map((c) => c.offsetTop);
+    const rows = [...new Set(tops)].map((t) => tops.filter((x) => x === t).length);
+    return {group: g.dataset.group, rows};
+  });
+  const bar = document.querySelector('.topbar').getBoundingClientRect().height;
+  return {seats, plays, touching, others, barRows, bar, groups};
 }"""
 
 
@@ -72,6 +89,11 @@ def test_side_seats_stay_short_on_a_phone(hall: str, new_page: Any, artifacts: P
                          or c["top"] >= b["bottom"] - 1 or c["bottom"] <= b["top"] + 1)
                 assert apart, (s, c)
         assert not got["touching"], got["touching"]
+        # The top bar keeps to two rows in both languages (中文 used to wrap to a third).
+        assert got["barRows"] <= 2, got
+        # No hand row holds a lone card of a longer group (16 + 1 reads as a stray card).
+        for g in got["groups"]:
+            assert len(g["rows"]) == 1 or 1 not in g["rows"], g
         checked["n"] += 1
         if checked["n"] == 3:
             p.screenshot(path=str(artifacts / f"phone-seats-{preset}-{lang}.png"))
@@ -79,3 +101,35 @@ def test_side_seats_stay_short_on_a_phone(hall: str, new_page: Any, artifacts: P
 
     play(page, True, hook)
     assert checked["n"] >= 3, checked
+
+
+BUILD_TRUMPS = """async (n) => {
+  // A trump group of n real hand cards in the page's own hand box, laid out as the page does.
+  const { cardElement } = await import('/js/cards.js');
+  const { balanceRows } = await import('/js/ui.js');
+  const box = document.getElementById('hand');
+  box.hidden = false;
+  const g = document.createElement('div');
+  g.className = 'group';
+  const names = ['BJ', 'LJ', ...Array(n).fill('2S')].slice(0, n);
+  for (const name of names) g.append(cardElement(name, { size: 'hand', trump: true }));
+  box.prepend(g);
+  const cards = [...g.querySelectorAll('.card')];
+  const rows = () => { const tops = cards.map((c) => c.offsetTop);
+    return [...new Set(tops)].map((t) => tops.filter((x) => x === t).length); };
+  const before = rows();
+  balanceRows(g, cards);
+  const after = rows();
+  g.remove();
+  return { before, after };
+}"""
+
+
+def test_a_long_trump_group_leaves_no_lone_card_on_a_phone(hall: str, new_page: Any) -> None:
+    page = new_page(PHONE, lang="en")
+    quick_table(page, hall, "gunzi", True)
+    fits = page.evaluate(BUILD_TRUMPS, 40)["before"][0]  # cards per full row here
+    got = page.evaluate(BUILD_TRUMPS, fits + 1)
+    assert got["before"] == [fits, 1], got  # unbalanced, the row the fix is for
+    assert sorted(got["after"]) == sorted([(fits + 2) // 2, (fits + 1) // 2]), got
+    assert page.evaluate(BUILD_TRUMPS, fits)["after"] == [fits]  # one full row stays as it is
