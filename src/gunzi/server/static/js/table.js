@@ -6,7 +6,7 @@ import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
 import { secondsLeft, paintClock, tickMine } from "./clock.js";
 import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
-import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
+import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch, balanceRows } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
   cardElement, cardRow, cardsText, levelText, points,
@@ -823,6 +823,7 @@ function renderHand() {
       group.append(c);
     }
     box.append(group);
+    balanceRows(group, [...group.querySelectorAll(".card")]);
   }
   $("hand-count").textContent = t("n_cards", { n: v.hand.length });
   if (refocus != null) { const c = box.querySelector(`.card[data-index="${refocus}"]`); if (c) c.focus({ preventScroll: true }); }

@@ -36,6 +36,22 @@ export function h(spec, attrs, ...children) {
 
 export function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
+/**
+ * Even out a wrapping row of items (a long trump group in the hand): when the last row would
+ * hold a lone item, narrow the box so every row holds about as many (17 cards on a phone
+ * read 9 + 8, not 16 + 1). The box must be laid out; call it again after each render.
+ */
+export function balanceRows(box, items) {
+  box.style.maxWidth = "";
+  if (items.length < 2) return;
+  const tops = items.map((e) => e.offsetTop);
+  const rows = new Set(tops).size;
+  if (rows < 2 || tops[tops.length - 1] === tops[tops.length - 2]) return;
+  const perRow = Math.ceil(items.length / rows);
+  const edge = items[perRow - 1].getBoundingClientRect().right;
+  box.style.maxWidth = `${Math.ceil(edge - box.getBoundingClientRect().left) + 1}px`;
+}
+
 let toastTimer = null;
 /** A short message at the bottom of the screen (errors from the server included). */
 export function toast(text, kind = "info") {
