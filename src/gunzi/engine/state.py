@@ -222,13 +222,25 @@ class MatchState:
             return self.seed
         return fresh
 
+    def hands_over(self) -> int:
+        """How many hands (from the first) are over."""
+        return self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
+
     def revealed_hands(self) -> int:
         """How many hands (from the first) have their secrets public: those that are over,
         except that a duplicate board's first play stays secret until the board is done."""
-        done = self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
+        done = self.hands_over()
         if self.rules.duplicate and self.phase is not Phase.OVER:
             done -= done % 2
         return done
+
+    def sealed(self, hand: int) -> bool:
+        """Whether ``hand`` is over but its secrets are withheld from everyone, even from
+        the seats that saw them while it was played: a duplicate board's first play until
+        the board is done. The second play repeats its deal, so nothing derived from its
+        hidden cards (draws, kitty, buried cards, the kitty in its result) may reach a seat,
+        a bot or a spectator before then."""
+        return self.revealed_hands() < hand <= self.hands_over()
 
     def _can_declare(self, seat: int) -> bool:
         hand = self.hands[seat]

@@ -61,15 +61,20 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
                       r=level_text(result["level"], classic), s=suit_symbol(result["trump"]))))
     kou = result["kou"]
     mult = result.get("kitty_multiplier", 2 if kou else 0) if kou else 0
-    kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) if kou else ""
+    sealed = "kitty" not in result  # a duplicate board's first play (engine view)
+    kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) \
+        if kou and not sealed else ""
     attackers = t(lang, "team.them.obj" if result["dealer"] % 2 == 0 else "team.us.obj")
     out.append(Text(t(lang, "summary.score", score=result["score"], tp=result["trick_points"],
                       kitty=kitty, kou=t(lang, "summary.kou" if kou else "summary.bao"),
                       team=attackers),
                     style="bold yellow"))
-    line = Text(t(lang, "summary.kitty", cards=""))
-    line.append_text(cards_text(result["kitty"], lang))
-    out.append(line)
+    if sealed:
+        out.append(Text(t(lang, "summary.kitty_sealed")))
+    else:
+        line = Text(t(lang, "summary.kitty", cards=""))
+        line.append_text(cards_text(result["kitty"], lang))
+        out.append(line)
     tricks = session.match.tricks
     if tricks and tricks[-1].get("plays"):
         last = tricks[-1]
