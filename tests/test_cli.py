@@ -85,6 +85,24 @@ def test_rule_errors_go_to_stderr_so_json_output_stays_clean() -> None:
     assert "cannot be 'x'" in result.stderr
 
 
+@pytest.mark.parametrize(("command", "rules", "pair", "words"), [
+    ("simulate", "classic-2", "trump_structure=cover-triples", ("trump_structure", "'cover'")),
+    ("simulate", "classic-1", "tractor_min_length=3", ("tractor_min_length", "=2")),
+    ("play", "classic-2", "draw_protection=longer-tuples", ("draw_protection", "'none'")),
+    ("play", "gunzi", "no_declaration=no-trump", ("no_declaration", "'kitty-card'")),
+])
+def test_variant_a_preset_cannot_play_is_refused_naming_what_it_can(
+    command: str, rules: str, pair: str, words: tuple[str, ...]
+) -> None:
+    """A club's house rule that its preset cannot play stops the command before anything
+    runs: exit 2 and a message naming the option and the value(s) left to it."""
+    args = ["--hands", "1"] if command == "simulate" else []
+    result = invoke(command, "--rules", rules, "-o", pair, *args)
+    assert result.exit_code == 2, result.output
+    for word in words:
+        assert word in flat(result.stderr), result.stderr
+
+
 def test_simulate_text_output_is_a_readable_table() -> None:
     args = ("simulate", "--rules", "gunzi", "--hands", "20", "--seed", "1")
     figures = run_json(*args, "--json")
@@ -548,6 +566,23 @@ def test_bench_json() -> None:
         assert key in out, key
         assert out[key] > 0
     assert out["hands"] == 3
+    speed = out["speed"]
+    assert speed["active_core"] in ("pure", "compiled")
+    pure = speed.get("pure") or speed["active"]
+    assert pure["core"] == speed["active_core"]
+    assert pure["api_hands_per_cpu_second"] > 0 and pure["core_play_phases_per_cpu_second"] > 0
+    if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
+        assert 0 < pure["api_ratio"] < pure["core_ratio"]
+
+
+def test_simulate_workers_plays_on_the_core_with_the_same_outcomes() -> None:
+    one = run_json("simulate", "--workers", "1", "--hands", "30", "--seed", "5", "--json")
+    two = run_json("simulate", "--workers", "2", "--hands", "30", "--seed", "5", "--json")
+    assert one["hands"] == two["hands"] == 30
+    assert one["mean_points"] == two["mean_points"]
+    assert 0 < sum(one["mean_points"]) <= 300  # three decks hold 300 points, some in the kitty
+    refused = invoke("simulate", "--workers", "2", "--rules", "classic-2")
+    assert refused.exit_code == 2 and "--workers" in flat(refused.output)
 
 
 def test_demo_plays_a_hand() -> None:

@@ -201,10 +201,17 @@ def test_cli_ladder_top(tmp_path: Path) -> None:
     out = runner.invoke(cli_app, ["ladder", "top", "--database", settings.db_url, "--json"])
     assert out.exit_code == 0, out.output
     board = json.loads(out.output)
-    # By total, then rating, then key: equal teammates keep a stable order.
+    # People only by default; by total, then rating, then key: equal teammates keep a
+    # stable order.
     assert [(p["rank"], p["player"]["name"], p["total"]) for p in board["players"]] == [
-        (1, "alice", 60), (2, "bob", 60), (3, "random", -60), (4, "rule", -60)]
-    assert board["players"][0]["title"] == "幼中班" and board["count"] == 4
+        (1, "alice", 60), (2, "bob", 60)]
+    assert board["players"][0]["title"] == "幼中班" and board["count"] == 2
+    out = runner.invoke(cli_app, ["ladder", "top", "--database", settings.db_url, "--bots",
+                                  "--json"])
+    bots = json.loads(out.output)
+    assert [(p["rank"], p["player"]["name"], p["total"]) for p in bots["players"]] == [
+        (1, "random", -60), (2, "rule", -60)]
+    assert bots["kind"] == "bots" and bots["count"] == 2
     out = runner.invoke(cli_app, ["ladder", "top", "--database", settings.db_url,
                                   "--game", "classic", "--json"])
     assert out.exit_code == 0 and json.loads(out.output)["players"] == []

@@ -277,7 +277,7 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
             return False
         seen["tries"] += 1
         try:
-            p.wait_for_function("window.__banner !== null", timeout=2500)
+            p.wait_for_function("() => window.__banner !== null", timeout=2500)
         except BrowserError:
             return True  # the throw stood: try at a later lead
         got = p.evaluate("window.__banner")

@@ -91,7 +91,7 @@ def test_reduced_motion_means_no_card_motion(hall: str, browser: Any, artifacts:
                 continue
             if phase == "play":
                 # The state is final at once: the hand has lost the cards right after.
-                left = f"document.querySelectorAll('#hand .card').length < {before}"
+                left = f"() => document.querySelectorAll('#hand .card').length < {before}"
                 page.wait_for_function(left)
                 plays += 1
         anims = page.evaluate("window.__anims")
@@ -155,7 +155,7 @@ def test_first_meaningful_paint_of_a_table(hall: str, new_page: Any, artifacts: 
     guest_quick_play(page, hall, False)
     url = page.url
     page.goto(url)  # a cold load of the table page, the session cookie already set
-    page.wait_for_function("performance.getEntriesByName('gunzi-table-drawn').length > 0")
+    page.wait_for_function("() => performance.getEntriesByName('gunzi-table-drawn').length > 0")
     figures = page.evaluate("""() => ({
       drawn: performance.getEntriesByName('gunzi-table-drawn')[0].startTime,
       fcp: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null,

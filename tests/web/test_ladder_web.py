@@ -56,7 +56,14 @@ def test_leaderboard_and_player_page(hall: str, new_page: Any, artifacts: Path) 
     row.wait_for()
     assert user["name"] in row.inner_text()
     assert row.locator(".ladder-title").inner_text() in ("幼小班", "幼中班")
+    bot_row = page.locator("#ladder-rows tr[data-player='rule']")
+    assert bot_row.count() == 0  # the people's ladder lists no bot
     page.screenshot(path=str(artifacts / "ladder-leaders.png"), full_page=True)
+    page.click("#kind-bots")  # the bots' own ladder
+    bot_row.wait_for()
+    assert row.count() == 0 and "kind=bots" in page.url
+    page.click("#kind-people")
+    row.wait_for()
 
     row.locator("a.player-link").click()
     page.wait_for_url(f"**/player.html?p={user['id']}")

@@ -119,7 +119,7 @@ def test_rules_page_from_a_board_table(hall: str, new_page: Any) -> None:
     page.wait_for_selector("#btn-logout", state="attached")
     page.click("#btn-bb-2")
     page.wait_for_url(re.compile(r".*/board\.html\?t=.*"))
-    page.wait_for_function("document.getElementById('link-rules').href.includes('table=')")
+    page.wait_for_function("() => document.getElementById('link-rules').href.includes('table=')")
     with page.expect_popup() as popup:
         page.click("#link-rules")
     page = popup.value

@@ -50,8 +50,14 @@ class LadderResult:
     hand_no: int  # the hand that closed the result (a board game: 1)
     players: tuple[str, ...]  # per seat: user_key or bot_key
     scores: tuple[int, ...]  # ladder points per seat
-    rated: bool  # counts for totals and ratings (at least one human seated)
+    rated: bool  # counts for totals and ratings (a person counted: see ``counted``)
     teams: tuple[tuple[int, ...], ...] = PARTNERS  # seats per team, for the rating
+    # per seat: does it count for its player (a person who made their own decisions, or a
+    # bot)? None: every seat (results stored before the rule, migration 0004)
+    counted: tuple[bool, ...] | None = None
+
+    def counts(self, seat: int) -> bool:
+        return self.counted is None or self.counted[seat]
 
     def team_points(self) -> tuple[int, ...]:
         """Points per team (cards: team 0 = seats 0 and 2, team 1 = seats 1 and 3)."""

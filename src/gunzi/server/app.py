@@ -22,7 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from gunzi.server import auth, board_api, lobby, replay_api, rules_page, ws
+from gunzi.server import auth, board_api, lobby, pages, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
 from gunzi.server.db import Store
@@ -172,5 +172,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     static = settings.static_path
     if static.is_dir():
+        app.include_router(pages.router)  # table links naming no table: 404.html
         app.mount("/", StaticFiles(directory=static, html=True), name="static")
     return app

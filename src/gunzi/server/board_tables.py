@@ -20,6 +20,7 @@ Ladder: the action that ends a game carries its :class:`LadderResult` (game key
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -182,13 +183,14 @@ class BoardTable(SeatedTable):
     async def _apply(self, action: Action, source: str, user_id: int | None = None,
                      cid: str | None = None) -> None:
         """Validate and apply, commit, then broadcast (raises GunziError when illegal)."""
-        before = self.game.clone()
+        before, own = self.game.clone(), copy.deepcopy(self.own)
         start = len(before.events)
         self.game.apply(action)  # raises on an illegal action, changing nothing
+        self.own.decided(action.seat, source)
         try:
             ladder = await self._commit(action, source, user_id, cid, start)
         except Exception as exc:
-            self.game = before
+            self.game, self.own = before, own
             log.error("board_commit_failed", table=self.id, **where(exc))
             self.retry_at = time.monotonic() + 1.0
             raise _CommitFailed from exc
@@ -228,12 +230,13 @@ class BoardTable(SeatedTable):
 
     def _ladder_result(self) -> LadderResult:
         """The finished game for the ladder: one result per table (hand 1), free-for-all;
-        rated when at least one person is seated (bots count under their names)."""
+        a person counts if they made their own moves (bots count under their names)."""
         keys = tuple(s.ladder_key or "?" for s in self.seats)
-        rated = any(s.user_id is not None for s in self.seats)
+        self.own.hand_ended()
+        rated, counted = self._counted(self.own.result_closed())
         return LadderResult(QUORIDOR, self.id, 1, keys,
                             quoridor_points(self.players, self.game.winner), rated,
-                            solo(self.players))
+                            solo(self.players), counted)
 
     # ------------------------------------------------------------- bots
     def _schedule(self) -> None:
@@ -284,6 +287,7 @@ class BoardTable(SeatedTable):
             if action is None:
                 raise GunziError(f"stored action {row.n} is not a decision")
             self.game.apply(action)
+            self.own.decided(row.seat, row.source)
             if row.cid is not None:
                 self.cid_index[(row.user_id, row.cid)] = len(self.game.events)
         self.n_actions = len(actions)

@@ -154,6 +154,8 @@ class LadderResultRow(Base):
     players: Mapped[list[str]] = mapped_column(JSON)  # per seat: "u:<id>" or "bot:<name>"
     scores: Mapped[list[int]] = mapped_column(JSON)  # ladder points per seat
     created_at: Mapped[float] = mapped_column(Float)
+    # per seat: counted for its player (migration 0004; null: every seat, as before it)
+    counted: Mapped[list[bool] | None] = mapped_column(JSON, nullable=True)
 
 
 class LadderEntry(Base):

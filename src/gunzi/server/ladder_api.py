@@ -26,12 +26,17 @@ async def ladder(
     game: Annotated[str, Query(max_length=16)] = "gunzi",
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    kind: Annotated[str, Query(max_length=16)] = "people",
 ) -> dict[str, Any]:
-    """Players of one game's ladder by 积分 total (then rating), with titles and ratings."""
+    """Players of one game's ladder by 积分 total (then rating), with titles and ratings:
+    people by default, ``kind=bots`` for the bots' own ladder."""
     if game not in GAMES:
         raise HTTPException(400, detail={"code": "bad_game",
                                          "message": f"games: {', '.join(GAMES)}"})
-    return await _store(request).run(ladder_db.leaderboard, game, limit, offset)
+    if kind not in ladder_db.KINDS:
+        raise HTTPException(400, detail={"code": "bad_kind",
+                                         "message": f"kinds: {', '.join(ladder_db.KINDS)}"})
+    return await _store(request).run(ladder_db.leaderboard, game, limit, offset, kind)
 
 
 @router.get("/ladder/titles")

@@ -21,6 +21,8 @@ from gunzi.ladder.points import GAMES
 def top_cmd(
     game: Annotated[str, typer.Option(help="Ladder: " + ", ".join(GAMES))] = "gunzi",
     limit: Annotated[int, typer.Option(min=1, max=1000, help="How many players")] = 20,
+    bots: Annotated[bool, typer.Option("--bots", help="The bots' ladder (default: people)")
+                    ] = False,
     database: Annotated[
         str | None,
         typer.Option(help="SQLAlchemy URL (default: the hall's, as `gunzi serve` uses)"),
@@ -30,7 +32,8 @@ def top_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The leaderboard of one game from the hall's database."""
+    """The leaderboard of one game from the hall's database: people, or with --bots the
+    bots' own ladder."""
     from gunzi.server import db, ladder_db  # SQLAlchemy and Alembic only when it runs
     from gunzi.server.settings import from_env
 
@@ -45,14 +48,15 @@ def top_cmd(
     store = db.Store(settings)
     try:
         store.migrate()  # as `gunzi serve` does at startup: an older database gets the tables
-        board: dict[str, Any] = store.call(ladder_db.leaderboard, game, limit, 0)
+        board: dict[str, Any] = store.call(ladder_db.leaderboard, game, limit, 0,
+                                           "bots" if bots else "people")
     finally:
         store.close()
     if as_json:
         typer.echo(json.dumps(board, ensure_ascii=False))
         return
     table = Table("rank", "player", "title", "total", "rating", "games",
-                  title=f"{game} ladder ({board['count']} players)")
+                  title=f"{game} {'bots' if bots else 'ladder'} ({board['count']} players)")
     for p in board["players"]:
         who = p["player"]["name"] + (" (bot)" if p["player"]["kind"] == "bot" else "")
         table.add_row(str(p["rank"]), who, p["title"], str(p["total"]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import ColumnElement, and_, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -30,6 +30,7 @@ def _insert_once(session: Session, res: LadderResult, now: float) -> int | None:
     """Insert the result row; its id, or None if this table's hand is already scored."""
     values = {"game": res.game, "table_id": res.table_id, "hand_no": res.hand_no,
               "rated": res.rated, "players": list(res.players), "scores": list(res.scores),
+              "counted": None if res.counted is None else list(res.counted),
               "created_at": now}
     dialect = session.get_bind().dialect.name
     if dialect == "sqlite":
@@ -49,18 +50,23 @@ def _insert_once(session: Session, res: LadderResult, now: float) -> int | None:
 
 
 def apply_result(session: Session, res: LadderResult, now: float) -> bool:
-    """Record ``res`` and, if rated, move totals and ratings; False if it was already there."""
+    """Record ``res`` and, if rated, move totals and ratings; False if it was already there.
+
+    Only the identities of counted seats (``res.counts``) get points, a rating change and a
+    history entry; an uncounted seat still stands in the rating update with its current
+    rating, so the others move as against the team that was really there."""
     rid = _insert_once(session, res, now)
     if rid is None:
         return False
     if not res.rated:
         return True
     keys = list(dict.fromkeys(res.players))
+    counted = list(dict.fromkeys(p for s, p in enumerate(res.players) if res.counts(s)))
     rows = {p.player: p for p in session.scalars(
         select(LadderPlayer)
         .where(LadderPlayer.game == res.game, LadderPlayer.player.in_(keys))
         .with_for_update())}
-    for key in keys:
+    for key in counted:
         if key not in rows:
             user_id = int(key[2:]) if key.startswith("u:") else None
             mu, sigma = rating.START
@@ -68,11 +74,11 @@ def apply_result(session: Session, res: LadderResult, now: float) -> bool:
                                      games=0, mu=mu, sigma=sigma,
                                      ordinal=rating.ordinal(mu, sigma), updated_at=now)
             session.add(rows[key])
-    new = rating.update(res.players, res.team_points(),
-                        {k: (rows[k].mu, rows[k].sigma) for k in keys}, res.teams)
-    for key in keys:
+    current = {k: (rows[k].mu, rows[k].sigma) if k in rows else rating.START for k in keys}
+    new = rating.update(res.players, res.team_points(), current, res.teams)
+    for key in counted:
         row = rows[key]
-        seats = [s for s, p in enumerate(res.players) if p == key]
+        seats = [s for s, p in enumerate(res.players) if p == key and res.counts(s)]
         score = sum(res.scores[s] for s in seats)
         mu, sigma = new[key]
         session.add(LadderEntry(
@@ -109,13 +115,23 @@ def _rating(mu: float, sigma: float) -> dict[str, float]:
             "sigma": round(sigma, 3)}
 
 
-def leaderboard(session: Session, game: str, limit: int, offset: int) -> dict[str, Any]:
-    """One game's ladder, by total then rating: rank, player, title, total, rating, games."""
-    count = session.scalar(select(func.count()).select_from(LadderPlayer)
-                           .where(LadderPlayer.game == game)) or 0
+KINDS = ("people", "bots")  # the human ladder (the default) and the bots' own
+
+
+def _of_kind(kind: str) -> ColumnElement[bool]:
+    """Players of one ladder: people have a user id, bots none."""
+    return LadderPlayer.user_id.is_(None) if kind == "bots" else LadderPlayer.user_id.is_not(None)
+
+
+def leaderboard(session: Session, game: str, limit: int, offset: int,
+                kind: str = "people") -> dict[str, Any]:
+    """One game's ladder of people or of bots (``kind``), by total then rating: rank,
+    player, title, total, rating, games."""
+    which = and_(LadderPlayer.game == game, _of_kind(kind))
+    count = session.scalar(select(func.count()).select_from(LadderPlayer).where(which)) or 0
     q = (select(LadderPlayer, User.name)
          .outerjoin(User, User.id == LadderPlayer.user_id)
-         .where(LadderPlayer.game == game)
+         .where(which)
          .order_by(LadderPlayer.total.desc(), LadderPlayer.ordinal.desc(), LadderPlayer.player)
          .limit(limit).offset(offset))
     players = []
@@ -123,7 +139,8 @@ def leaderboard(session: Session, game: str, limit: int, offset: int) -> dict[st
         players.append({"rank": offset + i + 1, "player": _player(row.player, name),
                         "title": title_for(row.total), "total": row.total,
                         "rating": _rating(row.mu, row.sigma), "games": row.games})
-    return {"game": game, "count": count, "limit": limit, "offset": offset, "players": players}
+    return {"game": game, "kind": kind, "count": count, "limit": limit, "offset": offset,
+            "players": players}
 
 
 def player_page(session: Session, key: str) -> dict[str, Any] | None:
@@ -145,7 +162,8 @@ def player_page(session: Session, key: str) -> dict[str, Any] | None:
                              "rating": _rating(*rating.START)}
             continue
         above = session.scalar(select(func.count()).select_from(LadderPlayer).where(
-            LadderPlayer.game == game, LadderPlayer.total > p.total)) or 0
+            LadderPlayer.game == game, LadderPlayer.total > p.total,
+            _of_kind("bots" if p.user_id is None else "people"))) or 0
         ladders[game] = {"total": p.total, "title": title_for(p.total), "games": p.games,
                          "rank": above + 1, "rating": _rating(p.mu, p.sigma)}
     recent = session.execute(

@@ -25,9 +25,10 @@ import structlog
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from gunzi.ladder.result import bot_key, user_key
+from gunzi.ladder.own_play import OwnPlay
+from gunzi.ladder.result import LadderResult, bot_key, user_key
 from gunzi.ladder.titles import title_for
-from gunzi.server import db
+from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
 from gunzi.server.protocol import dumps
 
@@ -147,7 +148,9 @@ class SeatedTable:
         self.rng = secrets.SystemRandom()
         self.timer: asyncio.TimerHandle | None = None
         self.idle_timer: asyncio.TimerHandle | None = None
+        self.idle_since: float | None = None  # monotonic: when the last socket left
         self.retry_at = 0.0  # automatic steps wait until then after a failure
+        self.own = OwnPlay(len(seats))  # who made their own decisions (ladder, clock)
 
     # ------------------------------------------------------- the game's part
     def info(self) -> dict[str, Any]:
@@ -198,6 +201,26 @@ class SeatedTable:
                 return s.name
         return None
 
+    def _counted(self, own: tuple[bool, ...]) -> tuple[bool, tuple[bool, ...]]:
+        """A ladder result's (rated, counted seats): a bot's seat always counts, a person's
+        if they made their own decisions in it (``own``, see ``ladder.own_play``); rated
+        when at least one person counts, so ghost play moves nobody."""
+        counted = tuple(s.user_id is None or o for s, o in zip(self.seats, own, strict=True))
+        rated = any(s.user_id is not None and c
+                    for s, c in zip(self.seats, counted, strict=True))
+        return rated, counted
+
+    def _gone_since(self) -> float | None:
+        """Since when (monotonic) nobody the table plays for is connected: its seated people
+        (spectators do not hold a table in a player's name), or at a table of bots only,
+        anybody; None while someone is."""
+        people = [s for s in self.seats if s.user_id is not None]
+        if not people:
+            return None if self.conns else self.idle_since
+        if any(s.conns for s in people):
+            return None
+        return max(s.away_since or 0.0 for s in people)
+
     def _spectators(self) -> int:
         return sum(1 for c in self.conns if c.seat is None)
 
@@ -245,6 +268,7 @@ class SeatedTable:
             conn.views = views
             self.conns.add(conn)
             self._cancel_idle()
+            self.idle_since = None
             back = False
             if seat is not None:
                 s = self.seats[seat]
@@ -257,12 +281,13 @@ class SeatedTable:
                     s.auto = False
                     s.auto_reason = None
                     back = True
+                    self.own.reset_timeouts(seat)
             conn.send(dumps(self._welcome(conn)))
             self._sync(conn, last_seq)
             self._attached(conn)
             self._publish_table()
-            if back:
-                self._schedule()
+            if back or seat is not None:
+                self._schedule()  # a deal held for an unwatched table goes ahead at once
 
     async def resync(self, conn: Conn, last_seq: int | None) -> None:
         async with self.lock:
@@ -315,6 +340,7 @@ class SeatedTable:
 
     def _start_idle(self) -> None:
         self._cancel_idle()
+        self.idle_since = time.monotonic()
         delay = self.settings.abandon_after if self.status in LIVE else RETIRE_AFTER
         loop = asyncio.get_running_loop()
         self.idle_timer = loop.call_later(delay, lambda: self.hall.spawn(self._idle()))
@@ -327,13 +353,18 @@ class SeatedTable:
             await self._abandon("idle")
 
     async def _abandon(self, why: str) -> None:
-        """Close a live table for good (its record stays) and take it out of the hall."""
+        """Close a live table for good (its record stays; a game cut short is scored in the
+        same transaction as the status, see :meth:`_cut_short`). Spectators still connected
+        are told; the table leaves the hall once nobody is."""
         if self.status in LIVE:
+            await self.hall.store.run(end_table, self.id, self._cut_short(), db.now())
             self.status = "abandoned"
             self._cancel_timer()
-            await self.hall.store.run(set_status, self.id, "abandoned")
             log.info("table_abandoned", table=self.id, why=why)
-        self.hall.retire(self)
+            self._publish_table()
+            self.hall.count_tables()
+        if not self.conns:
+            self.hall.retire(self)
 
     async def abandon_if_unwatched(self, why: str) -> bool:
         """Abandon this table unless someone is connected to it; True if it was."""
@@ -343,6 +374,17 @@ class SeatedTable:
             self._cancel_idle()
             await self._abandon(why)
             return True
+
+    def _unwatched(self) -> bool:
+        """Has nobody the table plays for been connected for ``away_after`` seconds?"""
+        gone = self._gone_since()
+        # (a timer may fire a hair early)
+        return gone is not None and time.monotonic() - gone >= self.settings.away_after - 0.01
+
+    def _cut_short(self) -> LadderResult | None:
+        """The ladder result of a game the table stops in the middle of, if it scores one
+        (a hook: classic tables do)."""
+        return None
 
     def close_all(self, code: int, reason: str) -> None:
         self._cancel_timer()
@@ -434,6 +476,15 @@ def set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
         .where(db.SeatRow.table_id == table_id, db.SeatRow.seat == seat)
         .values(user_id=user_id, bot=bot)
     )
+
+
+def end_table(session: Session, table_id: str, ladder: LadderResult | None,
+              now: float) -> None:
+    """Mark a table abandoned, with the ladder result it closes in the same transaction
+    (exactly once: ``ladder_db.apply_result`` keys it by table and hand)."""
+    set_status(session, table_id, "abandoned")
+    if ladder is not None:
+        ladder_db.apply_result(session, ladder, now)
 
 
 def set_status(session: Session, table_id: str, status: str) -> None:

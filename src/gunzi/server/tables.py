@@ -35,7 +35,8 @@ from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
-from gunzi.ladder.points import closed_points, game_of
+from gunzi.ladder.own_play import TIMEOUTS_TO_AUTO, OwnPlay
+from gunzi.ladder.points import Points, closed_points, game_of
 from gunzi.ladder.result import LadderResult
 from gunzi.server import db, refusals
 from gunzi.server.auth import Principal
@@ -219,7 +220,13 @@ class Table(SeatedTable):
         if to is None:
             return
         if to == CHANCE:
-            self._later(self.settings.hand_pause if m.results else 0.0, key, "deal")
+            delay = self.settings.hand_pause if m.results else 0.0
+            gone = self._gone_since()
+            if m.results and gone is not None:
+                # Nobody is here: the next hand waits out the players' grace (a reload, a
+                # restart), then the table ends instead of dealing (see _tick).
+                delay = max(delay, gone + self.settings.away_after - time.monotonic())
+            self._later(delay, key, "deal")
             return
         seat = self.seats[to]
         if seat.bot is not None or seat.auto:
@@ -243,7 +250,12 @@ class Table(SeatedTable):
             if m is None or self.status != "playing" or self.broken or len(m.events) != key:
                 return
             try:
-                if kind == "deal":
+                if kind == "deal" and m.results and self._gone_since() is not None:
+                    if self._unwatched():  # no ghost hand: the table ends here
+                        await self._abandon("unwatched")
+                    else:
+                        self._schedule()  # they left during the pause: wait out the grace
+                elif kind == "deal":
                     await self._apply(A.deal(m.deal_seed(secrets.randbits(256))), "server")
                 elif kind == "bot":
                     await self._bot_move("bot" if self.seats[m.current or 0].bot else "auto")
@@ -251,9 +263,11 @@ class Table(SeatedTable):
                     seat = m.current
                     assert seat is not None and seat >= 0
                     self.hall.metrics.timeouts.inc()
-                    if m.phase is not Phase.DRAW:
-                        # 托管 until the player returns. While drawing the bot answers this
-                        # one ask quietly: a public status change would tell who was asked.
+                    # The bot makes this one decision; the second timeout in a row puts the
+                    # seat in 托管 until the player returns. While drawing the bot answers
+                    # quietly: a public status change would tell who was asked.
+                    if (m.phase is not Phase.DRAW
+                            and self.own.timeouts[seat] + 1 >= TIMEOUTS_TO_AUTO):
                         self.seats[seat].auto = True
                         self.seats[seat].auto_reason = "timeout"
                         self._publish_table()
@@ -286,14 +300,25 @@ class Table(SeatedTable):
             return m.legal_actions(seat).sample(self.rng)
 
     # ------------------------------------------------------------------ apply
+    def _ends(self, m: Match) -> bool:
+        """Is the table over once ``m`` is where it is (the match, or the hand limit)?"""
+        return m.over or bool(self.max_hands and m.phase is Phase.DEAL
+                              and len(m.results) >= self.max_hands)
+
     def _status_after(self) -> str:
-        m = self.match
-        assert m is not None
-        if m.over:
-            return "finished"
-        if self.max_hands and m.phase is Phase.DEAL and len(m.results) >= self.max_hands:
-            return "finished"
-        return self.status
+        assert self.match is not None
+        return "finished" if self._ends(self.match) else self.status
+
+    def _tally(self, m: Match, seat: int, source: str, quiet: bool,
+               results_before: int) -> tuple[Points, tuple[bool, ...]] | None:
+        """Feed an applied action to the own-play tally (live and on replay alike); the
+        points and counted seats of the ladder result it closed, if it closed one."""
+        self.own.decided(seat, source, quiet=quiet)
+        if len(m.results) == results_before:
+            return None
+        self.own.hand_ended()
+        points = closed_points(m, table_ends=self._ends(m))
+        return None if points is None else (points, self.own.result_closed())
 
     async def _apply(
         self, action: Action, source: str, user_id: int | None = None, cid: str | None = None
@@ -306,7 +331,9 @@ class Table(SeatedTable):
         t_start = time.perf_counter()
         start = len(m.events)
         results_before = len(m.results)
+        quiet = m.phase is Phase.DRAW
         m.apply(action, validate=False)
+        closed = self._tally(m, action.seat, source, quiet, results_before)
         n = self.n_actions + 1
         new = m.events[start:]
         status = self._status_after()
@@ -323,7 +350,7 @@ class Table(SeatedTable):
         ]
         table_row = {"n_actions": n, "n_events": len(m.events), "status": status,
                      "updated_at": db.now()}
-        ladder = self._ladder_result(results_before, status)
+        ladder = None if closed is None else self._ladder_result(*closed)
         t0 = time.perf_counter()
         try:
             await self.hall.store.commit(self.id, action_row, event_rows, table_row, ladder)
@@ -355,20 +382,24 @@ class Table(SeatedTable):
             self.hall.metrics.action_seconds.observe(time.perf_counter() - t_start)
         return len(m.events)
 
-    def _ladder_result(self, results_before: int, status: str) -> LadderResult | None:
-        """The ladder result the action just closed (a 打滚子 hand, a classic game), if any.
-        Rated when at least one person is seated; bots count under their names."""
+    def _ladder_result(self, points: Points, own: tuple[bool, ...]) -> LadderResult:
+        """The ladder result the action just closed (a 打滚子 hand, a classic game)."""
         m = self.match
         assert m is not None
-        if len(m.results) == results_before:
-            return None
-        points = closed_points(m, table_ends=status == "finished")
-        if points is None:
-            return None
         keys = [s.ladder_key or "?" for s in self.seats]
-        rated = any(s.user_id is not None for s in self.seats)
+        rated, counted = self._counted(own)
         return LadderResult(self.ladder_game, self.id, int(m.results[-1]["hand"]),
-                            (keys[0], keys[1], keys[2], keys[3]), points, rated)
+                            (keys[0], keys[1], keys[2], keys[3]), points, rated,
+                            counted=counted)
+
+    def _cut_short(self) -> LadderResult | None:
+        """A classic game stopped after some of its hands is scored where it stopped, as the
+        hand limit scores it (docs/ladder.md); 打滚子 scores every hand as it ends."""
+        m = self.match
+        if m is None or not m.results or self.own.open_hands == 0:
+            return None
+        points = closed_points(m, table_ends=True)
+        return None if points is None else self._ladder_result(points, self.own.counted())
 
     async def _reload(self) -> None:
         """Rebuild the match from the database (after a failed commit) and resync everyone."""
@@ -389,8 +420,11 @@ class Table(SeatedTable):
         assert self.header is not None
         m = records.start_match(self.header)
         cids: dict[tuple[int | None, str], int] = {}
+        self.own = OwnPlay(len(self.seats))
         for row in rows:
+            results_before, quiet = len(m.results), m.phase is Phase.DRAW
             m.apply(A.from_dict(row.data))
+            self._tally(m, row.seat, row.source, quiet, results_before)
             if len(m.events) != row.v_end:
                 raise GunziError(f"action {row.n} replays to {len(m.events)} events, "
                                  f"stored {row.v_end}")
@@ -449,6 +483,7 @@ class Table(SeatedTable):
         if self.seats[seat].auto:
             self.seats[seat].auto = False  # the player is back: 托管 ends
             self.seats[seat].auto_reason = None
+            self.own.reset_timeouts(seat)
             self._publish_table()
         try:
             await self._apply(action, "player", conn.user_id, cid)
@@ -483,6 +518,7 @@ class Table(SeatedTable):
                 return
             s.auto = on
             s.auto_reason = "asked" if on else None
+            self.own.reset_timeouts(seat)
             self._publish_table()
             self._schedule()
 

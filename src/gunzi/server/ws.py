@@ -31,7 +31,7 @@ from gunzi.server.auth import Accounts, Principal
 from gunzi.server.halls import BaseHall
 from gunzi.server.limits import Limits
 from gunzi.server.metrics import Metrics
-from gunzi.server.presence import SeatedTable, TableError, where
+from gunzi.server.presence import LIVE, SeatedTable, TableError, where
 from gunzi.server.protocol import (
     CLIENT_MESSAGE,
     Act,
@@ -158,12 +158,30 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     await serve_socket(websocket, table_id, hall, _card_message)
 
 
+async def find_table(hall: BaseHall[T], table_id: str) -> T | None:
+    """A live table by id or room code, else one that is over (finished or abandoned),
+    rebuilt read-only from the database: after a restart its socket still answers with
+    its final state and status rather than "no such table". A stored table still marked
+    live but not in the hall (one that did not restore) is not served."""
+    table = hall.get(table_id) or hall.by_code(table_id)
+    if table is None:
+        try:
+            table = await hall.cold(table_id)
+        except Exception as exc:  # a stored table that does not replay: as if unknown
+            log.error("ws_cold_failed", table=table_id[:24], **where(exc))
+            return None
+        if table is not None and table.status in LIVE:
+            return None
+    return table
+
+
 async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
                        more: Handler[T]) -> None:
-    """One socket to the table ``table_id`` (an id or a room code: code lookups are
-    throttled per address, as over REST) from handshake to close: the Origin check, the
-    user from the session cookie (or a bearer token), the socket caps, the message loop,
-    and detaching at the end. ``more`` answers the messages besides hello, sync and act."""
+    """One socket to the table ``table_id`` from handshake to close: the Origin check, the
+    table (:func:`find_table`; a lookup by anything but a live table's id is throttled per
+    address, as over REST), the user from the session cookie (or a bearer token), the
+    socket caps, the message loop, and detaching at the end. ``more`` answers the messages
+    besides hello, sync and act."""
     app = websocket.app
     settings: Settings = app.state.settings
     accounts: Accounts = app.state.accounts
@@ -180,7 +198,7 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
         if not limits.lookup_code(ip):
             await _deny(websocket, 429)
             return
-        table = hall.by_code(table_id)
+        table = await find_table(hall, table_id)
     if table is None:
         await _deny(websocket, 404)
         return

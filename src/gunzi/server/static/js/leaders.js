@@ -1,4 +1,5 @@
-// The leaderboard: one 积分 ladder per game (打滚子, 升级, 步步为营), titles, ratings, paging.
+// The leaderboard: one 积分 ladder per game (打滚子, 升级, 步步为营), people by default and the
+// bots' own ladder apart, titles, ratings, paging.
 
 import { api } from "./api.js";
 import { t, applyI18n, getLang, botName, titleTip } from "./i18n.js";
@@ -7,7 +8,8 @@ import { h, clear, toast, account, loadMe, accountBar, langSwitch } from "./ui.j
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
 const GAMES = ["gunzi", "classic", "quoridor"];
-const S = { game: "gunzi", offset: 0, data: null };
+const KINDS = ["people", "bots"];
+const S = { game: "gunzi", kind: "people", offset: 0, data: null };
 
 function playerUrl(id) { return "/player.html?p=" + encodeURIComponent(id); }
 
@@ -15,6 +17,10 @@ function render() {
   for (const g of GAMES) {
     $("game-" + g).classList.toggle("on", g === S.game);
     $("game-" + g).setAttribute("aria-selected", String(g === S.game));
+  }
+  for (const k of KINDS) {
+    $("kind-" + k).classList.toggle("on", k === S.kind);
+    $("kind-" + k).setAttribute("aria-selected", String(k === S.kind));
   }
   const body = clear($("ladder-rows"));
   const d = S.data;
@@ -39,17 +45,18 @@ function render() {
 }
 
 async function load() {
-  const r = await api(`/api/ladder?game=${S.game}&limit=${PAGE}&offset=${S.offset}`);
+  const r = await api(`/api/ladder?game=${S.game}&kind=${S.kind}&limit=${PAGE}&offset=${S.offset}`);
   if (!r.ok) { toast(r.error, "error"); return; }
   S.data = r.data;
   render();
   document.body.dataset.ready = "1";
 }
 
-function choose(game) {
+function choose(game, kind) {
   S.game = game;
+  S.kind = kind;
   S.offset = 0;
-  history.replaceState(null, "", "?game=" + game);
+  history.replaceState(null, "", `?game=${game}${kind === "bots" ? "&kind=bots" : ""}`);
   load();
 }
 
@@ -62,13 +69,15 @@ function showMe() {
 async function main() {
   applyI18n(document);
   document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
-  const want = new URLSearchParams(location.search).get("game");
-  if (GAMES.includes(want)) S.game = want;
+  const params = new URLSearchParams(location.search);
+  if (GAMES.includes(params.get("game"))) S.game = params.get("game");
+  if (KINDS.includes(params.get("kind"))) S.kind = params.get("kind");
   await loadMe();
   accountBar($("account"), showMe);
   showMe();
   langSwitch($("btn-lang"), render);
-  for (const g of GAMES) $("game-" + g).addEventListener("click", () => choose(g));
+  for (const g of GAMES) $("game-" + g).addEventListener("click", () => choose(g, S.kind));
+  for (const k of KINDS) $("kind-" + k).addEventListener("click", () => choose(S.game, k));
   $("btn-prev").addEventListener("click", () => { S.offset = Math.max(0, S.offset - PAGE); load(); });
   $("btn-next").addEventListener("click", () => { S.offset += PAGE; load(); });
   load();

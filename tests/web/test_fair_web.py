@@ -1,0 +1,129 @@
+"""Fair play in Chromium: the turn clock turns red and pulses in its last 10 s (still under
+reduced motion, red only) and ticks unless the sound is off; a bad table link shows the
+not-found page in Chinese and English with the way back to the lobby (desktop and phone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE, missing
+
+REASON = missing()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser tests: {REASON}")
+
+PHONE_812 = {**PHONE, "viewport": {"width": 375, "height": 812}}
+DEVICES = [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE_812, id="phone")]
+
+# Counts the beeps js/clock.js makes (an oscillator started) without a sound card.
+FAKE_AUDIO = """
+window.__beeps = 0;
+class FakeParam { setValueAtTime() {} exponentialRampToValueAtTime() {} }
+window.AudioContext = class {
+  constructor() { this.state = "running"; this.currentTime = 0; this.destination = {}; }
+  resume() {}
+  createGain() { return { gain: new FakeParam(), connect() {} }; }
+  createOscillator() {
+    return { frequency: {}, connect() {}, start() { window.__beeps += 1; }, stop() {} };
+  }
+};
+"""
+
+
+def _clocked_table(page: Any, hall: str, clock: int) -> str:
+    """A guest (this page's) at a new quick-play table with a ``clock``-second turn clock."""
+    page.goto(hall + "/")
+    page.wait_for_selector("body[data-ready]", state="attached")
+    tid: str = page.evaluate("""async (clock) => {
+        await fetch('/api/auth/guest', {method: 'POST'});
+        const r = await fetch('/api/quickplay', {method: 'POST',
+            headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify({preset: 'classic-1', clock})});
+        return (await r.json()).id;
+    }""", clock)
+    page.goto(f"{hall}/table.html?t={tid}")
+    page.wait_for_selector("body[data-ready]", state="attached")
+    return tid
+
+
+def _style(page: Any, selector: str) -> dict[str, str]:
+    style: dict[str, str] = page.eval_on_selector(selector, """el => {
+        const s = getComputedStyle(el);
+        return {color: s.color, animation: s.animationName};
+    }""")
+    return style
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_clock_turns_red_and_pulses_in_its_last_10_seconds(
+        hall: str, new_page: Any, artifacts: Path, device: dict[str, Any]) -> None:
+    page = new_page(device)
+    page.add_init_script(FAKE_AUDIO)
+    _clocked_table(page, hall, 14)
+    page.keyboard.press("Shift")  # a touch of the page: browsers allow sound after one
+    # More than 10 s left: the plain clock.
+    page.wait_for_function("""() => { const el = document.getElementById('my-clock');
+        return parseInt(el.textContent) > 10 && !el.classList.contains('low'); }""")
+    calm = _style(page, "#my-clock")
+    assert calm["animation"] == "none"
+    page.wait_for_selector("#my-clock.low", timeout=20000)
+    low = _style(page, "#my-clock")
+    assert low["color"] == "rgb(255, 77, 79)" and low["animation"] == "clock-pulse"
+    assert int(page.inner_text("#my-clock").rstrip("s")) <= 10
+    # The seat's own clock beside its name shows the same.
+    assert page.locator(".seat .clock.low").count() >= 1
+    page.screenshot(path=str(artifacts / f"clock-low-{device['viewport']['width']}.png"))
+    page.wait_for_function("window.__beeps >= 2", timeout=5000)  # a tick per low second
+
+
+def test_reduced_motion_keeps_the_red_without_the_pulse_and_sound_off_is_silent(
+        hall: str, new_page: Any) -> None:
+    page = new_page({**DESKTOP, "reduced_motion": "reduce"})
+    page.add_init_script(FAKE_AUDIO + "localStorage.setItem('gunzi.sound', 'off');")
+    _clocked_table(page, hall, 12)
+    page.keyboard.press("Shift")
+    page.wait_for_selector("#my-clock.low", timeout=20000)
+    low = _style(page, "#my-clock")
+    assert low["color"] == "rgb(255, 77, 79)" and low["animation"] == "none"
+    page.wait_for_timeout(2500)  # low seconds pass without a tick
+    assert page.evaluate("window.__beeps") == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_bad_table_link_shows_the_not_found_page(
+        hall: str, new_page: Any, artifacts: Path, device: dict[str, Any]) -> None:
+    page = new_page(device)
+    width = device["viewport"]["width"]
+    cases = [
+        ("/table.html?t=NoSuchTable1", "找不到这张牌桌", "NoSuchTable1"),
+        ("/table.html?t=%3Cb%3Ebad%3C%2Fb%3E", "找不到这张牌桌", "<b>bad</b>"),
+        ("/board.html?t=NoSuchBoard1", "找不到这张牌桌", "NoSuchBoard1"),
+        ("/board.html?t=bad!id", "找不到这张牌桌", "bad!id"),
+        ("/table.html?code=ZZZZ9999", "找不到这张牌桌", "ZZZZ9999"),
+        ("/no-such-page", "找不到这个页面", ""),
+    ]
+    for path, title, shown in cases:
+        response = page.goto(hall + path)
+        assert response.status == 404, path
+        page.wait_for_selector("body[data-ready]", state="attached")
+        assert page.inner_text("#nf-title") == title
+        assert shown in page.inner_text("#nf-text")  # shown as text, never as markup
+        assert page.locator("#nf-text b").count() == 0
+        assert page.locator("#conn").count() == 0  # no table waiting to reconnect
+        link = page.locator("#nf-lobby")
+        assert link.is_visible() and link.get_attribute("href") == "/"
+        box = link.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    page.goto(hall + "/table.html?t=NoSuchTable1")
+    page.wait_for_selector("body[data-ready]", state="attached")
+    page.screenshot(path=str(artifacts / f"not-found-zh-{width}.png"))
+    page.click("#btn-lang")
+    assert page.inner_text("#nf-title") == "No such table"
+    assert "NoSuchTable1" in page.inner_text("#nf-text")
+    assert page.inner_text("#nf-lobby") == "Back to the lobby"
+    page.screenshot(path=str(artifacts / f"not-found-en-{width}.png"))
+    page.click("#nf-lobby")
+    page.wait_for_url(hall + "/")
+    page.wait_for_selector("#btn-quick")
