@@ -5,6 +5,10 @@ STAMP := $(VENV)/.installed
 FAST := build/fast
 # Engine modules compiled by mypyc for `make bench` (same source, C extension).
 FAST_MODULES := cards order gunzi_tricks classic_tricks state variant match checks hand_end legal actions events scoring errors rules
+# The play core (src/gunzi/core), compiled the same way (batch.py stays Python: its
+# outcomes cross process boundaries by pickle, which mypyc classes do not support).
+CORE_MODULES := gunzi_play
+YARDSTICK := build/yardstick
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -37,10 +41,15 @@ screenshots: $(STAMP)
 # The engine compiled with mypyc into build/fast (the source tree stays pure Python).
 fast: $(STAMP)
 	rm -rf $(FAST) && mkdir -p $(FAST) && cp -r src/gunzi $(FAST)/
-	cd $(FAST) && $(CURDIR)/$(VENV)/bin/mypyc $(foreach m,$(FAST_MODULES),gunzi/engine/$(m).py) > mypyc.log 2>&1
+	cd $(FAST) && $(CURDIR)/$(VENV)/bin/mypyc $(foreach m,$(FAST_MODULES),gunzi/engine/$(m).py) \
+		$(foreach m,$(CORE_MODULES),gunzi/core/$(m).py) > mypyc.log 2>&1
+
+# The C yardstick every Python figure is quoted against (docs/performance.md).
+$(YARDSTICK): scripts/yardstick.c
+	mkdir -p build && gcc -O2 -o $@ $<
 
 # Figures for the pure-Python engine and the compiled one (see docs/performance.md).
-bench: fast
+bench: fast $(YARDSTICK)
 	$(PY) scripts/check_compiled.py
 	$(VENV)/bin/gunzi bench --json
 	PYTHONPATH=$(FAST) $(PY) -m gunzi.cli bench --json

@@ -1,6 +1,8 @@
-"""Differential check: the mypyc-compiled engine (build/fast) plays exactly like the source.
+"""Differential check: the mypyc-compiled engine and play core (build/fast) play exactly
+like the source.
 
-Runs `gunzi simulate` with the same seeds on both and compares every figure but timing.
+Runs `gunzi simulate` (and `simulate --workers`, on the core) with the same seeds on both
+and compares every figure but timing and which build ran.
 Usage: python scripts/check_compiled.py  (after `make fast`)
 """
 
@@ -13,16 +15,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMING = {"seconds", "hands_per_second"}
+TIMING = {"seconds", "hands_per_second", "core"}
 
 
-def run(rules: str, seed: int, compiled: bool) -> dict[str, object]:
+def run(rules: str, seed: int, compiled: bool, *extra: str) -> dict[str, object]:
     env = dict(os.environ)
     if compiled:
         env["PYTHONPATH"] = str(ROOT / "build" / "fast")
     out = subprocess.run(
         [sys.executable, "-m", "gunzi.cli", "simulate", "--rules", rules, "--hands", "60",
-         "--seed", str(seed), "--json"],
+         "--seed", str(seed), "--json", *extra],
         check=True, capture_output=True, text=True, env=env, cwd=ROOT,
     ).stdout
     data: dict[str, object] = json.loads(out)
@@ -43,6 +45,9 @@ def main() -> int:
         same = run(rules, seed, False) == run(rules, seed, True)
         print(f"{rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
         bad += not same
+    same = run("gunzi", 5, False, "--workers", "1") == run("gunzi", 5, True, "--workers", "1")
+    print(f"play core seed 5: {'same' if same else 'DIFFERENT'}")
+    bad += not same
     return 1 if bad else 0
 
 

@@ -267,19 +267,46 @@ def finish(m: Match) -> dict[str, object]:
     return dict(m.results[-1])
 
 
-@pytest.mark.parametrize(("value", "thrower", "score"), [
-    ("ladder", 0, 0), ("none", 0, 0),
-    ("points-5", 0, 5), ("points-10", 0, 10), ("points-20", 0, 20), ("points-30", 0, 30),
-    ("points-40", 0, 40),  # a dealer-team thrower gives the attackers
-    ("points-10", 1, 0),  # an attacker's throw takes 10 off 0: the score stays 0
+@pytest.mark.parametrize(("value", "score"), [
+    ("ladder", 0), ("none", 0),
+    ("points-5", 5), ("points-10", 10), ("points-20", 20), ("points-30", 30),
+    ("points-40", 40),  # a dealer-team thrower gives the attackers N
 ])
-def test_I28_throw_penalty_points(value: str, thrower: int, score: int) -> None:
-    hands = dict(PENALTY) if thrower == 0 else {
-        1: "3S 3S 9S", 2: "QS 4D 6D", 3: "3C 4C 6C", 0: "7C 8C 9C"}
-    m = table(preset("classic-2", throw_penalty=value), hands, leader=thrower, kitty="3H")
-    play(m, thrower, "3S 3S 9S")
-    assert m.hand_failed_throws[thrower] == 1
+def test_I28_a_dealer_teams_failed_throw_gives_the_attackers(value: str, score: int) -> None:
+    m = table(preset("classic-2", throw_penalty=value), PENALTY, kitty="3H")
+    play(m, 0, "3S 3S 9S")
+    assert m.hand_failed_throws[0] == 1
     assert finish(m)["score"] == score
+
+
+ATTACKER_THROW = {1: "3S 3S 9S", 2: "QS 4D 6D", 3: "3C 4C 6C", 0: "7C 8C 9C"}
+
+
+@pytest.mark.parametrize(("value", "before", "score"), [
+    ("none", 30, 30), ("ladder", 30, 30),  # no card points change hands
+    ("points-10", 30, 20), ("points-20", 30, 10),  # the attackers pay for their own throw
+    ("points-10", 5, 0),  # never below 0
+])
+def test_I28_an_attackers_failed_throw_costs_the_attackers(value: str, before: int,
+                                                          score: int) -> None:
+    # Seat 1 (attackers, team 1) throws 3S3S + 9S; seat 2 holds QS, so it fails. The
+    # attackers came in with ``before`` trick points; nothing in these cards is a point.
+    m = table(preset("classic-2", throw_penalty=value), ATTACKER_THROW, leader=1, kitty="3H",
+              points=(0, before))
+    play(m, 1, "3S 3S 9S")
+    assert m.hand_failed_throws[1] == 1
+    assert finish(m)["score"] == score
+
+
+@pytest.mark.parametrize(("value", "take"), [("none", False), ("points-10", True)])
+def test_I28_the_rules_text_example(value: str, take: bool) -> None:
+    # docs/rules-classic-variants.md: 2 decks, the dealer fails one throw and the attackers
+    # take 75 in tricks; with points-10 their score is 85 and they take the deal (80-115).
+    m = table(preset("classic-2", throw_penalty=value), PENALTY, kitty="3H", points=(0, 75))
+    play(m, 0, "3S 3S 9S")
+    result = finish(m)
+    assert result["score"] == (85 if take else 75)
+    assert result["attackers_take"] is take
 
 
 @pytest.mark.parametrize(("value", "charged"), [("ladder", 1), ("none", 0), ("points-10", 0)])

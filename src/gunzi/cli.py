@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gunzi import presets, rulebook
+from gunzi import perf, presets, rulebook
 from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
 from gunzi.engine import cards as C
 from gunzi.engine import records
@@ -201,6 +201,9 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
     option: OptionOpt = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Play random 打滚子 play phases on the play core, in this many processes "
+                    "(same seed, same outcomes for any count)")] = None,
 ) -> None:
     """Random legal players make every decision; print the figures.
 
@@ -209,7 +212,12 @@ def simulate(
         presets.check(rules)  # the error lists every game's presets
     except GunziError as exc:
         _refuse(exc)
-    if presets.is_board(rules):
+    if workers is not None:
+        if rules != "gunzi" or option or records_dir is not None:
+            _refuse(GunziError("--workers plays random 打滚子 play phases on the play core: "
+                               "--rules gunzi only, without -o or --records"))
+        out = perf.core_simulate(hands, seed, workers)
+    elif presets.is_board(rules):
         out = _simulate_board(rules, hands, seed, records_dir, as_json, option)
     else:
         ruleset = _rules(rules, option)
@@ -309,15 +317,20 @@ def bench(
     rules: CardRulesOpt = "gunzi",
     hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
+    core_hands: Annotated[int, typer.Option(
+        min=1, help="Random 打滚子 play phases for the play core's figure")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
 ) -> None:
-    """Full random hands per second on one core, validation on.
+    """Full random hands per second on one core, validation on; then `speed`: hands per
+    CPU-second through the API and play phases through the play core, pure and compiled
+    (after `make fast`), as ratios to the C yardstick run before and after.
 
     A progress bar on stderr while it runs (on a terminal, without --json)."""
     ruleset = _rules(rules, None)
     with Reporter("bench", hands, "hands", every=None, quiet=as_json) as bar:
         out = run_bench(ruleset, hands, seed, bar.update)
+    out["speed"] = perf.report(ruleset, hands, core_hands, seed)
     if as_json:
         _emit_json(out)
     else:

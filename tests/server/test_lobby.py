@@ -227,3 +227,37 @@ def test_hint_endpoint_and_websocket_hint(client: TestClient) -> None:
         assert ack["ok"] and ack["id"] == "x1"
     bob = cookie_guest(client)
     assert client.get(f"/api/tables/{t['id']}/hint", headers=bob).status_code == 409
+
+
+# Variant values a preset cannot play ([I-20]..[I-30], B kitty): each refusal names the
+# option and what that preset may use (docs/rules-classic-variants.md says which needs what).
+REFUSED = [
+    ("classic-2", {"trump_structure": "cover-triples"}, ("trump_structure", "'cover'")),
+    ("classic-2", {"triple_tractors": False}, ("triple_tractors", "True")),
+    ("classic-2", {"draw_protection": "longer-tuples"}, ("draw_protection", "'none'")),
+    ("classic-1", {"tractor_min_length": 3}, ("tractor_min_length", "=2")),
+    ("classic-1", {"break_longer_tractor": False}, ("break_longer_tractor", "True")),
+    ("classic-1", {"short_tractor_follow": "pairs"}, ("short_tractor_follow", "'tractor'")),
+    ("classic-1", {"trump_structure": "cover"}, ("trump_structure", "'same'")),
+    ("gunzi", {"throw_compare": "every-unit"}, ("throw_compare", "'highest-unit'")),
+    ("gunzi", {"no_declaration": "no-trump"}, ("no_declaration", "'kitty-card'")),
+    ("gunzi", {"throw_penalty": "points-10"}, ("throw_penalty", "'ladder'")),
+    ("gunzi", {"must_defend": "none"}, ("must_defend", "'A'")),
+    ("gunzi", {"kitty_multiplier": "power"}, ("kitty_multiplier", "'two'")),
+    ("classic-2", {"kitty_multiplier": "two"}, ("kitty_multiplier", "'power'")),
+    ("classic-2", {"throw_penalty": "points-7"}, ("throw_penalty", "'points-10'")),
+    ("classic-2", {"must_defend": "5-10"}, ("must_defend", "'5-10-K-A'")),
+]
+
+
+def test_variant_values_a_preset_cannot_play_are_a_clear_400(client: TestClient) -> None:
+    alice = cookie_guest(client)
+    before = client.get("/api/tables").json()["tables"]
+    for name, options, words in REFUSED:
+        r = client.post("/api/tables", json={"preset": name, "options": options, "public": True},
+                        headers=alice)
+        assert r.status_code == 400, (name, options, r.text)
+        message = r.json()["detail"]["message"]
+        for word in words:
+            assert word in message, (name, options, message)
+    assert client.get("/api/tables").json()["tables"] == before  # nothing was created

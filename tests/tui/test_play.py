@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from gunzi.tui.app import GunziApp
 from gunzi.tui.i18n import cards_plain, event_text, seat_name
 from gunzi.tui.session import Session, stacked_first_deck
 from gunzi.tui.widgets import HandView
+from helpers import passer, run_until
 
 from .driver import (
     SIZE,
@@ -64,7 +66,7 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
             # Enter with five cards: the engine's count error, nothing changes.
             events = len(m.events)
             await pilot.press("enter")
-            assert "要扣 6 张底牌, 不是 5 张" in app.status
+            assert "要扣 6 张底牌，不是 5 张" in app.status
             assert len(m.events) == events and m.phase is Phase.BURY
             await move_cursor_to(pilot, app, side[5])
             await pilot.press("space")
@@ -81,7 +83,7 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
                 await pilot.press("space")
             await pilot.press("enter")
             # In Chinese, with cards as shown in the hand (the engine's text is English).
-            assert app.status.startswith("不合法: 首出 小王 大王: 首出必须是相同的牌")
+            assert app.status.startswith("不合法：首出 小王 大王：首出必须是相同的牌")
             assert "seat" not in app.status and "LJ" not in app.status
             assert (len(m.events), list(m.hands[0])) == before
             assert len(app.selected) == 2  # the selection is kept for correction
@@ -683,6 +685,36 @@ def test_event_text_of_a_no_trump_hand() -> None:
     assert en is not None and en.plain.startswith("No trump")
     assert event_text({"type": "trump", "suit": None, "how": "kitty-random", "cards": ["BJ"]},
                       "en") is None
+
+
+def test_no_trump_hand_says_so_in_the_top_bar_and_the_summary(tmp_path: Path) -> None:
+    """[I-30] 无主: the top bar names no trump (not "unknown", which is for the draw) and the
+    hand summary does not show a "?" suit."""
+    m = Match(preset("classic-2", no_declaration="no-trump"), random.Random(3),
+              auto_deal=False, levels=(3, 3), dealer=0)
+    m.apply(m.legal_actions(m.to_act).sample(random.Random(3)))  # type: ignore[arg-type]
+    run_until(m, Phase.PLAY, passer)
+    assert m.trump == -1 and view(m, 0)["no_trump"]
+    session = Session(bots=["random"] * 3, seed=5, record_path=tmp_path / "n.jsonl", match=m)
+    app = GunziApp(session, lang="en", delay=0)
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert "No trump (无主)" in app.texts["info"]
+            assert "Trump unknown" not in app.texts["info"]
+            await hint_until(pilot, app, lambda: summary_open(app))
+            assert "trump No trump (无主)" in app.texts["summary"]
+            assert "trump ?" not in app.texts["summary"]
+
+    run(body)
+
+
+def test_trump_unknown_while_drawing_is_not_no_trump() -> None:
+    """Before the draw ends a missing suit means "not decided yet", also under [I-30]."""
+    m = Match(preset("classic-2", no_declaration="no-trump"), auto_deal=False)
+    assert m.phase is Phase.DEAL and m.trump == -1
+    assert view(m, 0)["no_trump"] is False
 
 
 def _declaring_bots(session: Session) -> None:

@@ -114,7 +114,11 @@ OPTIONS: dict[str, Option] = {
                "0: an ordinary match. N: a duplicate (复式) match of N boards; each deal is "
                "played twice, the second time one seat on, so each team holds the cards "
                "and role the other team had; every hand starts at the first level with "
-               "no tribute."),
+               "no tribute.",
+               # Added late in format version 1: version-1 records made before it (three of
+               # tests/golden) leave it out and were played by its default, an ordinary
+               # match; a duplicate match's record states it, and its boards show it.
+               since=2),
     )
 }
 
@@ -179,11 +183,13 @@ class Ruleset:
                 raise InvalidRulesError(
                     f"{', '.join(changed)}: classic 升级 rules (Part B: tractors, throws, "
                     "trumping, level stops, 无主) that 打滚子 does not have; leave them at "
-                    "their defaults")
+                    f"their defaults ({_defaults(changed)})")
             sizes = (39, 6, 300, 1, 8)  # levels 3..10 as rank indices 1..8
         else:
             if self.kitty_multiplier == "two":
-                raise InvalidRulesError("classic 升级 uses kitty_multiplier 'doubling' or 'linear'")
+                raise InvalidRulesError(
+                    "kitty_multiplier 'two' is 打滚子's; classic 升级 uses 'doubling', "
+                    "'linear', 'unit-size' or 'power'")
             if self.permanent_twos:
                 raise InvalidRulesError("classic 升级 has no permanent 2s (permanent_twos=False)")
             if self.follow != "dead":
@@ -193,7 +199,7 @@ class Ruleset:
                 raise InvalidRulesError(
                     f"{', '.join(changed)}: 打滚子 rules (Part A: the first-hand big-joker "
                     "grab, tribute, 干锅, joker burying, blood and round ends) that classic "
-                    "升级 does not have; leave them at their defaults")
+                    f"升级 does not have; leave them at their defaults ({_defaults(changed)})")
             _check_classic_variants(self)
             sizes = {1: (12, 6, 100, 0, 12), 2: (25, 8, 200, 0, 12), 3: (39, 6, 300, 0, 12)}[
                 self.decks
@@ -241,24 +247,34 @@ CLASSIC_ONLY = (
 )
 
 
+def _defaults(keys: list[str]) -> str:
+    """``key=value`` of each option's default: the one value a refused option may keep."""
+    return ", ".join(f"{k}={OPTIONS[k].values[0]!r}" for k in keys)
+
+
 def _check_classic_variants(rules: Ruleset) -> None:
-    """Refuse classic variants that would change nothing, so no table names a dead option."""
-    if rules.decks < 3:
+    """Refuse classic variants that would change nothing, so no table names a dead option;
+    each message names the option and the values this number of decks can play."""
+    decks = rules.decks
+    if decks < 3:
         if not rules.triple_tractors:
-            raise InvalidRulesError("triple_tractors: triples exist only with 3 decks")
+            raise InvalidRulesError("triple_tractors: triples exist only with 3 decks; with "
+                                    f"{decks} it stays {_defaults(['triple_tractors'])}")
         if rules.trump_structure == "cover-triples":
             raise InvalidRulesError("trump_structure 'cover-triples': triples exist only "
-                                    "with 3 decks")
+                                    f"with 3 decks; with {decks} use 'same' or 'cover'")
         if rules.draw_protection != "none":
             raise InvalidRulesError("draw_protection: with fewer than 3 decks no tuple is "
-                                    "longer than a pair")
-    if rules.decks == 1:
+                                    f"longer than a pair; it stays "
+                                    f"{_defaults(['draw_protection'])}")
+    if decks == 1:
         protected = ("break_longer_tractor", "short_tractor_follow", "tractor_min_length",
                      "trump_structure")
         changed = [k for k in protected if getattr(rules, k) != OPTIONS[k].values[0]]
         if changed:
             raise InvalidRulesError(
-                f"{', '.join(changed)}: one deck has no pairs, so no tractors to vary")
+                f"{', '.join(changed)}: one deck has no pairs, so no tractors to vary; with "
+                f"1 deck only {_defaults(changed)}")
 
 
 def _classic(decks: int) -> dict[str, Any]:

@@ -221,6 +221,14 @@ class MatchState:
     def hand_size(self, seat: int) -> int:
         return sum(self.hands[seat])
 
+    @property
+    def no_trump(self) -> bool:
+        """Whether this hand is played with no trump suit (classic 无主, [I-30]).
+
+        Every other hand has its trump suit once the draw is over, so a missing suit
+        after the draw means 无主, not "not decided yet"."""
+        return self.trump < 0 and self.phase not in (Phase.DEAL, Phase.DRAW)
+
     def attackers(self) -> int:
         """The attacking team (抓分方), or -1 while the dealer is unknown."""
         return -1 if self.dealer is None else 1 - team_of(self.dealer)

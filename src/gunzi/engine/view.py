@@ -109,6 +109,7 @@ def view(match: MatchState, seat: int | None) -> dict[str, Any]:
         "levels": [C.RANKS[lv] if lv < 13 else "passed" for lv in match.levels],
         "level": C.RANKS[match.level],
         "trump": C.SUITS[match.trump] if match.trump >= 0 else None,
+        "no_trump": match.no_trump,
         "declaration": None if decl is None else {
             "seat": decl[0], "cards": C.names(decl[1]),
             "suit": C.SUITS[decl[2]] if decl[2] >= 0 else None,

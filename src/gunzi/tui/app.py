@@ -300,7 +300,7 @@ class GunziApp(App[Path | None]):
             suit = C.SUITS.index(v["trump"])
             line1.append(t(lang, "trump", s=suit_symbol(suit)), style=SUIT_STYLES[suit])
         else:
-            line1.append(t(lang, "trump.none"))
+            line1.append(t(lang, "trump.no" if v["no_trump"] else "trump.none"))
         line1.append(" · " + (t(lang, "dealer", seat=seat_name(lang, v["dealer"]))
                               if v["dealer"] is not None else t(lang, "dealer.none")))
         decl = v["declaration"]

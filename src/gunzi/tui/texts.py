@@ -59,7 +59,10 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
     variant = session.match.variant
     out: list[Text] = [Text(t(lang, "summary.title", n=result["hand"]), style="bold")]
     out.append(Text(t(lang, "summary.dealer", seat=seat_name(lang, result["dealer"]),
-                      r=level_text(result["level"], variant), s=suit_symbol(result["trump"]))))
+                      r=level_text(result["level"], variant),
+                      # a played hand without a suit was 无主 ([I-30])
+                      s=suit_symbol(result["trump"]) if result["trump"] is not None
+                      else t(lang, "trump.no"))))
     kou = result["kou"]
     mult = result.get("kitty_multiplier", 2 if kou else 0) if kou else 0
     kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) if kou else ""

@@ -145,7 +145,7 @@ function renderInfo() {
   const run = trick ? trick.running : [0, 0];
   box.append(
     chip(t("dealer"), `${seatLabel(hd.dealer)}`),
-    chip(t("trump"), hd.trump ? SUIT_SYMBOL[hd.trump] : "—"),
+    chip(t("trump"), hd.trump ? SUIT_SYMBOL[hd.trump] : t("no_trump_value")), // a played hand without a suit is 无主 [I-30]
     chip(t("level"), hd.level_text),
     chip(t("attackers"), teamLabel(hd.attackers)),
     chip(t("attackers_points"), String(run[hd.attackers])));

@@ -347,7 +347,9 @@ function renderInfo() {
   const level = ended ? levelText(ended.level) : v.level;
   const dealer = shownDealer();
   const chip = (label, value, cls = "") => h("span.chip" + (cls ? "." + cls : ""), h("b", label), " ", value);
-  const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump]) : "—";
+  // [I-30] 无主: no suit for the whole hand, which is not the "not decided yet" dash.
+  const trumpEl = ctxTrump ? h("span.suit-sym" + (ctxTrump === "H" || ctxTrump === "D" ? ".red" : ""), SUIT_SYMBOL[ctxTrump])
+    : (v.no_trump ? t("no_trump_value") : "—");
   box.append(chip(t("trump"), trumpEl, "trump-chip"));
   box.append(chip(t("level"), h("span.level-card", ctxTrump ? cardsText([level + ctxTrump]) : level), "level-chip"));
   box.append(chip(t("dealer"), dealer == null ? "—" : seatLabel(dealer), "dealer-chip"));
@@ -356,7 +358,9 @@ function renderInfo() {
   box.append(chip(t("levels"), `${teamName(0)} ${lv(0)} · ${teamName(1)} ${lv(1)}`, "levels-chip"));
   if (dealer != null && dealer >= 0) {
     const att = 1 - teamOf(dealer);
-    box.append(chip(t("points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
+    // In play the attackers' trick points (闲家抓分); once the hand ended, its final score with
+    // the kitty (最终得分), labelled as in the summary so the two never contradict.
+    box.append(chip(t(ended ? "score" : "points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
   }
   if (v.declaration) {
     const d = v.declaration;
@@ -403,7 +407,7 @@ function renderSeats() {
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
-        h("span.name", { title: name }, name),
+        h("span.name" + (si && si.kind === "bot" ? ".bot-name" : ""), { title: name }, name),
         si && si.title ? h("span.seat-title.ladder-title", { title: titleTip(si.title, si.total), lang: "zh-CN" }, si.title) : null,
         badges),
       h("div.seat-meta",
@@ -1005,7 +1009,7 @@ function openSummary() {
   else outcome = r.levels_awarded ? t("outcome_keep_up", { team: teamName(dteam), n: r.levels_awarded }) : t("outcome_keep", { team: teamName(dteam) });
   const table = h("table.summary-table",
     row(t("dealer"), `${seatLabel(r.dealer)} (${teamName(dteam)})`),
-    row(t("trump"), `${r.trump ? SUIT_SYMBOL[r.trump] : "—"} · ${t("level")} ${levelText(r.level)}`),
+    row(t("trump"), `${r.trump ? SUIT_SYMBOL[r.trump] : t("no_trump_value")} · ${t("level")} ${levelText(r.level)}`),
     row(t("kitty"), h("div", cardRow(r.kitty || [], { size: "small", ctx }), h("span.note", t("kitty_points", { n: r.kitty_points })))),
     row(t("trick_points"), String(r.trick_points)),
     row(t("kou_di"), r.kou ? t("kou_yes", { team: teamName(att), mult: r.kitty_multiplier || 2 }) : t("kou_no", { team: teamName(dteam) }), r.kou ? "kou" : ""),

@@ -1,0 +1,20 @@
+"""Batch simulation on the play core: seeded, and the same however it is split."""
+
+from __future__ import annotations
+
+from gunzi.core.batch import play_range, simulate
+
+
+def test_batch_outcomes_do_not_depend_on_the_worker_count() -> None:
+    alone = simulate(24, seed=11, records=True)
+    split = simulate(24, seed=11, workers=3, records=True)
+    assert alone == split
+    assert alone[5:9] == play_range(11, 5, 9, records=True)  # hand i depends on (seed, i) only
+
+
+def test_outcomes_hold_every_trick_and_point() -> None:
+    for o in simulate(20, seed=2, records=True):
+        assert o.winners[-1] == o.last_winner
+        assert 13 <= len(o.winners) <= 39  # 39 cards a seat, 1 to 3 per trick
+        assert sum(o.points) <= 300 and sum(o.points) % 5 == 0
+    assert all(o.winners == () for o in simulate(3, seed=2))
