@@ -674,25 +674,34 @@ def test_demo_hand_out_of_range() -> None:
 
 
 def test_replay_strict_fails_on_options_left_out_of_the_header(tmp_path: Path) -> None:
-    """The golden records predate the duplicate option: named, and fatal only with --strict."""
+    """An option the record's format version states (here 死棒/活棒) but its header leaves
+    out is named, and fatal only with --strict; one added after that version (复式, which
+    the golden records predate) is not."""
     golden = Path(__file__).parent / "golden" / "gunzi-seed11.jsonl"
     lines = golden.read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
-    assert "duplicate" not in head["rules"]
-    plain = invoke("replay", str(golden), "--json")
+    assert head["version"] == 1 and "duplicate" not in head["rules"]
+    assert invoke("replay", str(golden), "--strict").exit_code == 0
+    assert head["rules"].pop("follow") == "dead"  # the preset's default: the play still fits
+
+    def write(name: str) -> Path:
+        path = tmp_path / name
+        path.write_text("\n".join([json.dumps(head, ensure_ascii=False), *lines[1:]]) + "\n",
+                        encoding="utf-8")
+        return path
+
+    short = write("short.jsonl")
+    plain = invoke("replay", str(short), "--json")
     assert plain.exit_code == 0
     out = json.loads(plain.output)
-    assert out["assumed_defaults"] == ["duplicate"] and out["unseeded_deals"] == []
+    assert out["assumed_defaults"] == ["follow"] and out["unseeded_deals"] == []
     assert all(h["deck_from_seed"] for h in out["hands"])
-    assert "leaves out duplicate" in flat(invoke("replay", str(golden)).output)
-    strict = invoke("replay", str(golden), "--json", "--strict")
+    assert "leaves out follow" in flat(invoke("replay", str(short)).output)
+    strict = invoke("replay", str(short), "--json", "--strict")
     assert strict.exit_code == 1
-    assert "leaves out duplicate" in json.loads(strict.output)["error"]
-    head["rules"]["duplicate"] = 0
-    whole = tmp_path / "whole.jsonl"
-    whole.write_text("\n".join([json.dumps(head, ensure_ascii=False), *lines[1:]]) + "\n",
-                     encoding="utf-8")
-    assert invoke("replay", str(whole), "--strict").exit_code == 0
+    assert "leaves out follow" in json.loads(strict.output)["error"]
+    head["rules"]["follow"] = "dead"
+    assert invoke("replay", str(write("whole.jsonl")), "--strict").exit_code == 0
 
 
 # ---------------------------------------------------------------------------- help texts

@@ -72,6 +72,14 @@ def test_cli_replay_matches_expected_json(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_golden_record_is_a_strict_proof(name: str) -> None:
+    """Records made before an option existed were played by its default: ``--strict``
+    accepts them (three goldens predate 复式) instead of calling the default assumed."""
+    out = CliRunner().invoke(app, ["replay", str(GOLDEN / name), "--strict"])
+    assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_golden_record_rules_match_its_recipe(name: str) -> None:
     head = json.loads((GOLDEN / name).read_text(encoding="utf-8").splitlines()[0])
     recipe = head["golden"]

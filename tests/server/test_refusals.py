@@ -61,7 +61,7 @@ def test_seats_are_named_from_the_refused_seat() -> None:
     m = Match(preset("gunzi"))
     out = illegal(m, 2, "seat 2 plays: not this seat's turn; waiting for seat 3 [A7]", "A7")
     assert out["reason"] == "not_your_turn"
-    assert out["text"]["zh"] == "还没轮到你 (等待下家)"
+    assert out["text"]["zh"] == "还没轮到你（等待下家）"
     assert out["cards"] == []
 
 

@@ -12,7 +12,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
 from gunzi.tui.session import Session, stacked_first_deck
-from gunzi.wording.errors import engine_error, known
+from gunzi.wording.errors import MESSAGES, REASONS, engine_error, known
 
 RULE_REF = re.compile(r" \[[^\[\]]*\]$")
 
@@ -95,13 +95,13 @@ def test_every_provoked_error_has_a_wording() -> None:
 def test_wordings() -> None:
     err = ("seat 0 follows with AC KD: must follow diamonds with 2 card(s): holds 6D 8D 9D "
            "KD AD [A7]")
-    assert engine_error(err, "zh") == "跟牌 A♣ K♦: 必须跟 2 张方块: 你有 6♦ 8♦ 9♦ K♦ A♦ [A7]"
+    assert engine_error(err, "zh") == "跟牌 A♣ K♦：必须跟 2 张方块：你有 6♦ 8♦ 9♦ K♦ A♦ [A7]"
     assert engine_error(err, "en") == ("Follow with A♣ K♦: you must follow diamonds with 2 "
                                        "card(s): you hold 6♦ 8♦ 9♦ K♦ A♦ [A7]")
     tie = ("seat 0 tributes 3S AS: must give its 2 biggest non-point cards: 3S is not one of "
            "them (choose 1 of 9S 9H after AS) [A5]")
     assert engine_error(tie, "zh") == \
-        "进贡 3♠ A♠: 要进贡最大的 2 张非分牌: 3♠ 不在其中 (A♠ 之外, 从 9♠ 9♥ 中选 1 张) [A5]"
+        "进贡 3♠ A♠：要进贡最大的 2 张非分牌：3♠ 不在其中（A♠ 之外，从 9♠ 9♥ 中选 1 张） [A5]"
     # brief: only the reason (the app fills a selection up to explain a refused card).
     assert engine_error(tie, "en", brief=True) == ("you must give your 2 biggest non-point "
                                                    "cards: 3♠ is not one of them (A♠, then "
@@ -109,12 +109,12 @@ def test_wordings() -> None:
     mixed = "seat 0 leads 2C AD: a lead must be all of one suit class, not diamonds (AD), " \
             "trumps (2C) [B]"
     assert engine_error(mixed, "zh") == \
-        "首出 2♣ A♦: 首出必须是同一门的牌, 不能混出 方块 A♦、主牌 2♣ [B]"
+        "首出 2♣ A♦：首出必须是同一门的牌，不能混出 方块 A♦、主牌 2♣ [B]"
     ret = ("seat 0 returns 5S 3H: the return must be 2 side cards that are not point cards (1 "
            "such card(s) here, then 1 other non-point card(s)) [A5/I-6]")
     # "(1 such card(s) here)" is how many the return needs, not how many the hand holds.
-    assert engine_error(ret, "zh") == ("还牌 5♠ 3♥: 还牌要 2 张不是分牌的副牌 (这次要还 1 张这样的"
-                                       "牌, 再还 1 张其他非分牌) [A5/I-6]")
+    assert engine_error(ret, "zh") == ("还牌 5♠ 3♥：还牌要 2 张不是分牌的副牌（这次要还 1 张这样的"
+                                       "牌，再还 1 张其他非分牌） [A5/I-6]")
     assert engine_error(ret, "en") == ("Return 5♠ 3♥: the return must be 2 side cards that are "
                                        "not point cards (here: 1 such card(s) required, then 1 "
                                        "other non-point card(s)) [A5/I-6]")
@@ -122,8 +122,8 @@ def test_wordings() -> None:
         "Bury nothing: you must bury 6 cards, not 0 [A6.3]"
     pairs = ("seat 0 follows with 3S 4S 5S 6S: must play 2 pairs of spades: holds 3S 3S 4S 4S "
              "(plays 1) [B]")
-    assert engine_error(pairs, "zh") == ("跟牌 3♠ 4♠ 5♠ 6♠: 必须出黑桃的2个对子: 你有 3♠ 3♠ 4♠ 4♠ "
-                                         "(你只出了 1 个) [B]")
+    assert engine_error(pairs, "zh") == ("跟牌 3♠ 4♠ 5♠ 6♠：必须出黑桃的2个对子：你有 3♠ 3♠ 4♠ 4♠"
+                                         "（你只出了 1 个） [B]")
     weak = ("seat 0: 4H is not stronger than the standing declaration 4S 4S by seat 3 [A4.2]")
     assert engine_error(weak, "zh") == "4♥ 不比上家亮的 4♠ 4♠ 大 [A4.2]"
     assert engine_error(weak, "en") == \
@@ -134,9 +134,15 @@ def test_wordings() -> None:
         "North does something new with A♠ [A9]"
 
 
+def test_chinese_wordings_use_full_width_punctuation() -> None:
+    """Chinese card rooms print ，：；（）; an ASCII comma or colon reads as a typo there."""
+    for _, _, zh, _ in REASONS + MESSAGES:
+        assert not re.search(r"[,:;()]", zh), zh
+
+
 def test_partly_held_cards_say_what_the_hand_holds() -> None:
     text = "seat 0 leads 3S 3S 3S: does not hold 3S 3S 3S (holds only 3S) [A7]"
-    assert engine_error(text, "zh") == "首出 3♠ 3♠ 3♠: 你手里没有 3♠ 3♠ 3♠ (只有 3♠) [A7]"
+    assert engine_error(text, "zh") == "首出 3♠ 3♠ 3♠：你手里没有 3♠ 3♠ 3♠（只有 3♠） [A7]"
     assert engine_error(text, "en") == \
         "Lead 3♠ 3♠ 3♠: you do not hold 3♠ 3♠ 3♠ (you hold only 3♠) [A7]"
     assert engine_error("seat 0 leads AS AS: does not hold AS AS [A7]", "en") == \
@@ -162,7 +168,7 @@ def test_board_wall_errors_name_the_wall_in_the_way() -> None:
     crossing = _board_error([(0, "e8h")], 1, "e8v")
     assert crossing == "wall e8v crosses wall e8h at its middle [D walls]"
     assert engine_error(crossing, "zh") == \
-        "木块 e8v 与木块 e8h 在中点十字交叉: 两块木块不能交叉 [D walls]"
+        "木块 e8v 与木块 e8h 在中点十字交叉：两块木块不能交叉 [D walls]"
     assert engine_error(crossing, "en") == \
         "wall e8v would cross wall e8h at its middle: walls may not cross [D walls]"
     overlap = _board_error([(0, "e8h")], 1, "f8h")

@@ -66,7 +66,7 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
             # Enter with five cards: the engine's count error, nothing changes.
             events = len(m.events)
             await pilot.press("enter")
-            assert "要扣 6 张底牌, 不是 5 张" in app.status
+            assert "要扣 6 张底牌，不是 5 张" in app.status
             assert len(m.events) == events and m.phase is Phase.BURY
             await move_cursor_to(pilot, app, side[5])
             await pilot.press("space")
@@ -83,7 +83,7 @@ def test_complete_hand_by_keys(tmp_path: Path) -> None:
                 await pilot.press("space")
             await pilot.press("enter")
             # In Chinese, with cards as shown in the hand (the engine's text is English).
-            assert app.status.startswith("不合法: 首出 小王 大王: 首出必须是相同的牌")
+            assert app.status.startswith("不合法：首出 小王 大王：首出必须是相同的牌")
             assert "seat" not in app.status and "LJ" not in app.status
             assert (len(m.events), list(m.hands[0])) == before
             assert len(app.selected) == 2  # the selection is kept for correction

@@ -156,6 +156,8 @@ def test_gunzi_hand_feedback(hall: str, new_page: Any, artifacts: Path, device: 
             seen["lead_prompt"] = p.text_content("#status")
         if turn is None:
             return False
+        # In play the chip counts trick points only; the summary's 最终得分 adds the kitty.
+        assert p.text_content(".points-chip b") == "闲家抓分"
         n, bad = point_marks_visible(p)
         assert not bad, f"point marks covered on {bad}"
         seen["marks"] += n
@@ -180,6 +182,11 @@ def test_gunzi_hand_feedback(hall: str, new_page: Any, artifacts: Path, device: 
         # Chinese with card symbols; no engine English, no record notation.
         assert "必须跟" in text and not re.search(r"[A-Za-z]{2,}|seat", text), text
         assert re.search(r"[♠♥♣♦]|大王|小王", text), text
+        # One notation everywhere: rank then suit (4♠) in the refusal, the log and the info bar.
+        rank_first, suit_first = r"(?:10|[2-9JQKA])[♠♥♣♦]", r"[♠♥♣♦](?:10|[2-9JQKA])"
+        assert not re.search(suit_first, text), text
+        shown = " ".join(p.locator(s).inner_text() for s in ("#log", "#info"))
+        assert re.search(rank_first, shown) and not re.search(suit_first, shown), shown
         assert text not in (p.text_content("#toast.show") if p.locator("#toast.show").count()
                             else "")  # no toast for it (a chat one may still be fading)
         must = p.evaluate("""() => [...document.querySelectorAll('#hand .card.must')]
@@ -227,7 +234,8 @@ def test_gunzi_hand_feedback(hall: str, new_page: Any, artifacts: Path, device: 
     rows = dict(page.evaluate("""() => [...document.querySelectorAll('#summary tr')]
         .map(r => [r.querySelector('th').textContent, r.querySelector('td').textContent])"""))
     _press(page, "#btn-summary-close", touch)
-    assert page.text_content("#points") == rows["闲家得分"], rows
+    assert page.text_content("#points") == rows["最终得分"], rows
+    assert page.text_content(".points-chip b") == "最终得分"  # not the in-play 闲家抓分
     dealer = (page.text_content(".dealer-chip") or "").replace("庄家", "").strip()
     assert rows["庄家"].startswith(dealer), (dealer, rows["庄家"])
     assert page.locator(".seat.dealer .rel").count() == 1
@@ -282,6 +290,9 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
             return True  # the throw stood: try at a later lead
         got = p.evaluate("window.__banner")
         seen["banner"] = (got["text"], got["caption"])
+        # The failed throw's own sound cue played (js/sound.js keeps the cues it played).
+        seen["cues"] = p.evaluate(
+            "import('/js/sound.js').then((m) => m.Sound.recent.map((c) => c.name))")
         # In the trick area, covering none of the trick's cards.
         box = got["box"]
         for b in got["plays"]:
@@ -296,13 +307,14 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
     if seen["banner"] is None:
         pytest.skip(f"no failed throw in {seen['tries']} tries this deal: {seen}")  # rare
     text, caption = seen["banner"]
-    # "甩牌失败：我 甩 ♠3 ♠5，下家 … 有 ♠6 更大" and "改出 ♠3"
+    assert "fail" in seen["cues"], seen["cues"]
+    # "甩牌失败：我 甩 3♠ 5♠，下家 … 有 6♠ 更大" and "改出 3♠"
     m = re.fullmatch(r"甩牌失败：我 甩 (.+?)，(.+?) 有 (.+?) 更大改出 (.+)", text)
     assert m, text
     tried, forced = m.group(1).split(" "), m.group(4).split(" ")
     assert len(tried) == 2 and len(forced) == 1 and forced[0] in tried, text
     assert not m.group(2).startswith("我")
-    trick = int(re.search(r"第 (\d+) 轮", caption).group(1))  # type: ignore[union-attr]
+    trick = int(re.search(r"第 (\d+) 墩", caption).group(1))  # type: ignore[union-attr]
 
     # The same banner in the replay of that trick.
     goto(page, f"{page.url.split('/table.html')[0]}/replay.html?t={table_id}&hand=1"

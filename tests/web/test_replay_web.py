@@ -50,7 +50,7 @@ def test_replay_link_steps_and_upload(hall: str, new_page: Any, artifacts: Path,
     page.wait_for_selector("body[data-ready='1']")
     plays = page.locator("#rp-trick .rp-play")
     assert plays.count() == 4  # the link opened trick 3 with its four plays
-    assert page.locator("#rp-step").inner_text() == f"第 3 / {len(tricks)} 轮"
+    assert page.locator("#rp-step").inner_text() == f"第 3 / {len(tricks)} 墩"
     assert page.locator("#rp-trick .win-tag").count() == 1
     played = sum(len(p["cards"]) for tr in tricks[:3] for p in tr["plays"])
     assert page.locator("#rp-hands .card.played").count() == played  # greyed so far

@@ -171,7 +171,7 @@ def test_language_switch(hall: str, new_page: Any, artifacts: Path) -> None:
     assert "Trump" in (page.text_content("#info") or "")
     page.screenshot(path=str(artifacts / "table-english.png"))
     page.click("#btn-lang")
-    assert page.text_content("#btn-last") == "上一轮"
+    assert page.text_content("#btn-last") == "上一墩"
     assert "主" in (page.text_content("#info") or "")
 
 

@@ -114,7 +114,11 @@ OPTIONS: dict[str, Option] = {
                "0: an ordinary match. N: a duplicate (复式) match of N boards; each deal is "
                "played twice, the second time one seat on, so each team holds the cards "
                "and role the other team had; every hand starts at the first level with "
-               "no tribute."),
+               "no tribute.",
+               # Added late in format version 1: version-1 records made before it (three of
+               # tests/golden) leave it out and were played by its default, an ordinary
+               # match; a duplicate match's record states it, and its boards show it.
+               since=2),
     )
 }
 

@@ -84,6 +84,16 @@ class Variant:
     joker_burying = False  # other seats may bury jokers after the dealer (A6.4)
     big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
     no_trump = False  # [I-30] a hand nobody declares may be played with no trump suit
+    buried_jokers_shown = False  # a joker in the kitty is shown to all (A6.5)
+    same_card_leads = False  # every lead is 1-3 copies of one card (A7)
+    hand_scores = False  # each hand ends with per-seat scores (A12), the ladder's per hand
+    closes = "game"  # what the last hand of a match closes: a game (B) or a round (A10)
+    past_last_level = "A+"  # how a level past the last one is written
+
+    def dead_follow(self, rules: Ruleset) -> bool:
+        """Whether a follow owes a lead's pair or triple of one card (死棒, A7 ``follow``);
+        classic's shape obligations are its tractor rules (B) instead."""
+        return False
 
     def clause(self, part_a: str, classic: str = "B") -> str:
         """The clause of docs/rules.md an error cites, given its 打滚子 (Part A) clause and

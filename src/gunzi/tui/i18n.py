@@ -77,7 +77,7 @@ TEXT: dict[str, dict[str, str]] = {
         "status.unknown_key": "无效按键 {k} · 按 ? 看按键",
         "status.not_turn": "还没轮到你 (等待 {seat})",
         "status.no_decision": "现在没有要你做的决定",
-        "status.illegal": "不合法: {err}",
+        "status.illegal": "不合法：{err}",
         "status.cannot_add": "不能选 {card}: {err}",
         "status.no_cycle": "这一步没有可选方案, 请选牌",
         "status.hint": "提示: {what} (Enter 确认)",

@@ -289,7 +289,7 @@ class Session:
         Only what seat 0 may know: its own hand and the public declaration."""
         m = self.match
         decl = m.decl
-        if m.first and self.rules.is_gunzi:
+        if m.first and m.variant.grabs_big_joker:
             return ({"why": "first"} if decl is None or decl[0] == HUMAN
                      else {"why": "grabbed", "seat": decl[0]})
         out: dict[str, Any] = {"r": C.RANKS[m.level], "jokers": self.rules.joker_declarations}

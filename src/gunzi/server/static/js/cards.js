@@ -144,11 +144,12 @@ export function cardRow(names, opts = {}) {
   return row;
 }
 
-/** Short text of cards, e.g. "♥K ♥K" or "大王". */
+/** Short text of cards, e.g. "K♥ K♥" or "大王": rank first, as on the card's corner and in
+ * the server's refusal texts (gunzi.wording.names), so one notation reads everywhere. */
 export function cardsText(names) {
   return names.map((n) => {
     const c = parse(n);
     if (c.joker) return t(c.joker === "BJ" ? "bj_short" : "lj_short");
-    return SUIT_SYMBOL[c.suit] + c.rank;
+    return c.rank + SUIT_SYMBOL[c.suit];
   }).join(" ");
 }

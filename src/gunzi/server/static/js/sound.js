@@ -22,7 +22,7 @@ const CUES = {
   no: [[200, 0, 0.12, 0.14, "triangle"]],
   end_win: [[523, 0, 0.12, 0.18, "sine"], [659, 0.11, 0.12, 0.18, "sine"], [784, 0.22, 0.3, 0.2, "sine"]],
   end_lose: [[392, 0, 0.14, 0.16, "sine"], [330, 0.13, 0.14, 0.16, "sine"], [262, 0.26, 0.32, 0.16, "sine"]],
-  tick: [[1000, 0, 0.03, 0.06, "square"]], // the turn clock's last seconds (js/table.js)
+  tick: [[1000, 0, 0.03, 0.06, "square"]], // the turn clock's last seconds (js/clock.js)
 };
 
 let ctx = null;

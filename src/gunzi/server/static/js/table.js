@@ -358,7 +358,9 @@ function renderInfo() {
   box.append(chip(t("levels"), `${teamName(0)} ${lv(0)} · ${teamName(1)} ${lv(1)}`, "levels-chip"));
   if (dealer != null && dealer >= 0) {
     const att = 1 - teamOf(dealer);
-    box.append(chip(t("points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
+    // In play the attackers' trick points (闲家抓分); once the hand ended, its final score with
+    // the kitty (最终得分), labelled as in the summary so the two never contradict.
+    box.append(chip(t(ended ? "score" : "points_taken"), h("span#points", String(ended ? ended.score : v.points[att])), "points-chip"));
   }
   if (v.declaration) {
     const d = v.declaration;
@@ -405,7 +407,7 @@ function renderSeats() {
     box.append(
       h("div.seat-head",
         h("span.rel", seatRel(relPos(seat), S.seat != null)),
-        h("span.name", { title: name }, name),
+        h("span.name" + (si && si.kind === "bot" ? ".bot-name" : ""), { title: name }, name),
         si && si.title ? h("span.seat-title.ladder-title", { title: titleTip(si.title, si.total), lang: "zh-CN" }, si.title) : null,
         badges),
       h("div.seat-meta",
