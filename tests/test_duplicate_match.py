@@ -106,3 +106,76 @@ def test_duplicate_is_a_named_option() -> None:
         preset("gunzi", duplicate=5)
     assert "duplicate" in str(exc.value) and "24" in str(exc.value)
     assert preset("gunzi").duplicate == 0
+
+
+def _kitty_names(m: Match) -> list[str]:
+    """The hand's final kitty, read from the match itself (not from any result)."""
+    from gunzi.engine import cards as C
+    return sorted(C.names(m.kitty))
+
+
+@pytest.mark.parametrize("name", ["gunzi", "classic-1"])
+def test_first_play_kitty_is_withheld_during_the_second_play(name: str) -> None:
+    from gunzi.engine.view import seat_position, view
+    m = Match(preset(name, duplicate=1), random.Random(1), auto_deal=False)
+    m.apply(A.deal(777))
+    policy = random_policy(random.Random(4))
+    while m.phase is not Phase.DEAL:
+        seat = m.current
+        assert seat is not None and seat != CHANCE
+        m.apply(policy(m, seat))
+    # The record's truth, independently: the kitty left on the table when hand 1 ended.
+    kitty1 = _kitty_names(m)
+    assert kitty1
+    assert m.sealed(1) and not m.sealed(2)
+
+    def no_first_kitty(seat: int | None) -> None:
+        v = view(m, seat)
+        last = v["last_result"]
+        assert last is not None and last["play"] == 1
+        assert not {"kitty", "kitty_points", "kitty_jokers"} & set(last), last
+        for ev in stream(m, seat):
+            if ev["hand"] == 1:
+                # Only public parts, even for the seat that drew, took or buried them:
+                # no draw card, no taken or buried cards, no kitty in the result.
+                assert not {"card", "seed", "deck"} & set(ev), ev
+                if ev["type"] in ("take_kitty", "bury"):
+                    assert "cards" not in ev, ev
+                if ev["type"] == "hand_end":
+                    assert not {"kitty", "kitty_points", "kitty_jokers"} & set(ev), ev
+
+    for seat in (None, 0, 1, 2, 3):
+        no_first_kitty(seat)
+        if seat is not None:
+            assert "kitty" not in seat_position(m, seat).results[0]
+    m.apply(A.deal(777))
+    policy = random_policy(random.Random(5))
+    steps = 0
+    while m.phase is not Phase.OVER:
+        seat = m.current
+        assert seat is not None and seat != CHANCE
+        m.apply(policy(m, seat))
+        steps += 1
+        if steps % 25 == 0 and m.phase is not Phase.OVER:
+            for r in (None, 0, 1, 2, 3):
+                no_first_kitty(r)
+            if m.current is not None and m.current >= 0:
+                assert "kitty" not in seat_position(m, m.current).results[0]
+    # The board is done: the first play's result and events are complete again.
+    first_end = next(e for e in stream(m, None) if e["type"] == "hand_end" and e["hand"] == 1)
+    assert sorted(first_end["kitty"]) == kitty1
+    assert view(m, 0)["last_result"]["kitty"] is not None
+    rec = [e for e in records.finished_events(m) if e["type"] == "hand_end"]
+    assert len(rec) == 2 and sorted(rec[0]["kitty"]) == kitty1
+
+
+def test_ordinary_match_shows_the_kitty_at_hand_end() -> None:
+    from gunzi.engine.view import view
+    m = Match(preset("classic-1"), random.Random(1), auto_deal=False)
+    m.apply(A.deal(777))
+    _play_hand(m, random.Random(4))
+    kitty = _kitty_names(m)
+    for seat in (None, 0, 2):
+        end = next(e for e in stream(m, seat) if e["type"] == "hand_end")
+        assert sorted(end["kitty"]) == kitty
+        assert sorted(view(m, seat)["last_result"]["kitty"]) == kitty

@@ -4,6 +4,7 @@ and only the rules objects tell the games apart."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent.parent / "src" / "gunzi" / "engine"
@@ -60,8 +61,22 @@ def test_the_cycle_finder_finds_one() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
+GAME_BRANCH = re.compile(r"\bis_gunzi\b|\brules\.game\s*[!=]=")
+RULES_OBJECTS = {ENGINE / "variant.py", ENGINE / "rules.py"}
+
+
 def test_only_the_rules_objects_branch_on_the_game() -> None:
-    """打滚子 vs classic is decided in variant.py (and defined in rules.py), nowhere else."""
-    for path in ENGINE.glob("*.py"):
-        if path.stem not in ("variant", "rules"):
-            assert "is_gunzi" not in path.read_text(encoding="utf-8"), path.name
+    """打滚子 vs classic is decided in variant.py (and defined in rules.py), nowhere else in
+    src: bots, TUI, CLI, ladder, env and server ask the rules object instead."""
+    paths = sorted(ENGINE.parent.rglob("*.py"))
+    assert len(paths) > 50 and set(paths) >= RULES_OBJECTS  # the whole package is scanned
+    for path in paths:
+        if path not in RULES_OBJECTS:
+            text = path.read_text(encoding="utf-8")
+            assert GAME_BRANCH.search(text) is None, path.relative_to(ENGINE.parent)
+
+
+def test_the_game_branch_pattern_finds_both_spellings() -> None:
+    assert GAME_BRANCH.search("if m.rules.is_gunzi:")
+    assert GAME_BRANCH.search("x = self.rules.game == GUNZI")
+    assert GAME_BRANCH.search("if variant.hand_scores:") is None

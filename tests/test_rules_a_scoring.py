@@ -586,7 +586,9 @@ class TestSweeps:
     def test_A12_hand_end_event_carries_the_result(self) -> None:
         m, _info, r = sweep_match(preset("gunzi", rounds=2), attackers_sweep=False)
         ev = next(e for e in reversed(m.events) if e.type == "hand_end")
-        assert thaw(ev.public) == r
+        # The kitty's fields are the event's secret part (sealed in a duplicate first play).
+        assert {**thaw(ev.public), **thaw(ev.secret or {})} == r
+        assert "kitty" in (ev.secret or {}) and "kitty" not in ev.public
 
 
 # ============================================================================================

@@ -26,6 +26,7 @@ from gunzi.engine.options import Option
 from gunzi.engine.rules import OPTIONS, PRESETS, Ruleset, preset, with_overrides
 from gunzi.engine.sim import bench as run_bench
 from gunzi.engine.sim import simulate as run_simulate
+from gunzi.engine.state import Variant
 from gunzi.progress import Reporter
 
 app = typer.Typer(
@@ -381,7 +382,7 @@ def replay(
                     "unseeded_deals": result.unseeded, "assumed_defaults": result.assumed})
         return
     console.print(_replay_table(f"{file} — {len(hands)} hand(s), all actions legal", hands,
-                                result.match.rules.is_gunzi))
+                                result.match.variant))
     for doubt in doubts:
         console.print(f"[yellow]Note: {doubt}[/yellow]")
 
@@ -391,9 +392,10 @@ def _levels(before: list[str], after: list[str]) -> str:
     return f"{'/'.join(before)} → {'/'.join(after)}"
 
 
-def _replay_table(title: str, hands: list[dict[str, Any]], gunzi: bool) -> Table:
+def _replay_table(title: str, hands: list[dict[str, Any]], variant: Variant) -> Table:
     """One row per hand; 打滚子 shows tribute and A12 scores, classic the throws and points."""
     table = Table(title=title)
+    gunzi = variant.hand_scores  # and tribute (A5): the rows 打滚子 adds
     extra = ("tribute", "hand scores") if gunzi else ("failed throws", "game points")
     for col in ("hand", "dealer", "score", "kitty", "levels 0+2/1+3", "next dealer", *extra):
         table.add_column(col)
@@ -410,7 +412,7 @@ def _replay_table(title: str, hands: list[dict[str, Any]], gunzi: bool) -> Table
             cells = (" ".join(map(str, h["failed_throws"])),
                      " ".join(f"{p:+d}" for p in points) if points else "")
         next_dealer = (str(h["next_dealer"]) if h["next_dealer"] is not None
-                       else f"{'round' if gunzi else 'game'} over: {h['round_end']}")
+                       else f"{variant.closes} over: {h['round_end']}")
         table.add_row(str(h["hand"]), str(h["dealer"]), str(h["attackers_score"]), kitty,
                       _levels(h["levels_before"], h["levels_after"]), next_dealer, *cells)
     return table

@@ -13,7 +13,10 @@ A recipient (seat 0..3, or None for a spectator) is entitled to:
 - cards played, declared, turned from the kitty, and the kitty when shown;
 - the tribute cards when it gave or received them;
 - the kitty it buried itself (the dealer);
-- everything of a hand once that hand is over (the record reveals it).
+- everything of a hand once that hand is over (the record reveals it), except that a
+  复式 (duplicate) board's first play is sealed until its second play is over: its
+  secrets (draws, taken and buried cards, the kitty in its result) then reach nobody,
+  not even the seat that saw them, since the second play repeats its deal.
 
 It never sees that another seat was asked to declare: a pass to a declaring
 ask is private, and so is the asked seat.
@@ -39,6 +42,7 @@ HIDDEN: dict[str, tuple[str, ...]] = {
     "return": ("cards",),
     "take_kitty": ("cards",),
     "bury": ("cards",),
+    "hand_end": ("kitty", "kitty_points", "kitty_jokers"),
 }
 KNOWN_EVENTS = frozenset({
     "deal", "draw", "declare", "pass", "trump", "kitty_flip", "redeal", "tribute", "return",
@@ -116,6 +120,7 @@ class Knowledge:
     tribute: tuple[int, int, list[str]] | None = None
     decl: list[str] | None = None
     finished: set[int] = field(default_factory=set)
+    sealed: set[int] = field(default_factory=set)  # duplicate first plays, board not done
     last_result: dict[str, Any] | None = None
 
     def pool(self) -> Counter[str]:
@@ -198,8 +203,16 @@ class Knowledge:
             if r == e["seat"]:
                 self.own.subtract(e["cards"])
         elif t == "hand_end":
-            self.finished.add(hand)
+            if e.get("play") == 1:
+                self.sealed.add(hand)
+            else:
+                self.finished.add(hand)
+                self.finished.update(self.sealed)
+                self.sealed.clear()
             self.last_result = {k: v for k, v in e.items() if k not in ("v", "type")}
+            if hand in self.sealed:
+                self.last_result = {k: v for k, v in self.last_result.items()
+                                    if k not in HIDDEN["hand_end"]}
         self.own = +self.own
 
 
@@ -335,7 +348,7 @@ def _check_event(e: dict[str, Any], stream: list[dict[str, Any]], truth: Truth,
     revealed = hand in know.finished
     allowed = (set(want) - {"v"}) | {"seq", "hand"}
     secret = set(HIDDEN.get(want["type"], ()))
-    if not revealed and r not in audience(want):
+    if not revealed and (r not in audience(want) or hand in know.sealed):
         allowed -= secret
     extra = set(e) - allowed
     if extra:
@@ -410,5 +423,10 @@ def _check_view(v: dict[str, Any], truth: Truth, know: Knowledge, r: int | None,
         if throw["blocker"] == throw["seat"] or not throw["beats"]:
             wrong("view.failed_throw", f"no other seat stops it: {throw}")
     last = v.get("last_result")
+    if last is not None and know.last_result is not None \
+            and know.last_result.get("hand") in know.sealed:
+        shown = sorted(set(last) & set(HIDDEN["hand_end"]))
+        if shown:
+            leak("view.last_result", f"the sealed first play's {shown}")
     if last is not None and last != know.last_result:
         wrong("view.last_result", "differs from the last finished hand's result")

@@ -41,7 +41,10 @@ class Outcome:
 GUNZI_LONG = {"rounds": 10}  # a 打滚子 match long enough for the hands asked
 
 
-async def run(server: ServerProc, specs: list[tuple[str, int]], seed: int,
+Spec = tuple[str, int] | tuple[str, int, dict[str, Any]]  # preset, hands[, options]
+
+
+async def run(server: ServerProc, specs: list[Spec], seed: int,
               budget: float = 600.0, reconnect_rate: float = 0.15) -> Outcome:
     rng = random.Random(seed)
     t0 = time.monotonic()
@@ -49,8 +52,9 @@ async def run(server: ServerProc, specs: list[tuple[str, int]], seed: int,
     report = Report()
     async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
         tables: list[tuple[str, list[Player], str]] = []
-        for preset, hands in specs:
-            options = GUNZI_LONG if preset == "gunzi" else {}
+        for spec in specs:
+            preset, hands = spec[0], spec[1]
+            options = spec[2] if len(spec) > 2 else GUNZI_LONG if preset == "gunzi" else {}
             tid, cookies = await make_table(http, preset, max_hands=hands, options=options)
             watcher = await async_guest(http)
             people = [Player(server.ws_url, tid, c, rng=random.Random(rng.random()), poke=0.01)

@@ -28,14 +28,15 @@ RECIPIENTS: tuple[int | None, ...] = (0, 1, 2, 3, None)
 Frames = dict[int | None, list[dict[str, Any]]]
 
 
-def _honest(rules: str, seed: int, hands: int) -> tuple[list[dict[str, Any]], Frames]:
-    m = Match(preset(rules), auto_deal=False)
+def _honest(rules: str, seed: int, hands: int, **options: Any
+            ) -> tuple[list[dict[str, Any]], Frames]:
+    m = Match(preset(rules, **options), auto_deal=False)
     rng = random.Random(seed)
     frames: Frames = {r: [] for r in RECIPIENTS}
     last = dict.fromkeys(RECIPIENTS, 0)
     while len(m.results) < hands and not m.over:
         if m.to_act == -1:
-            m.apply(A.deal(rng.getrandbits(256)))
+            m.apply(A.deal(m.deal_seed(rng.getrandbits(256))))
         else:
             seat = m.to_act
             assert seat is not None
@@ -295,3 +296,56 @@ def test_every_injected_leak_is_caught() -> None:
     missed = [m.__name__ for m in MUTANTS if m.__name__ not in caught]
     print(f"injected leaks caught {len(caught)}/{len(MUTANTS)}")
     assert missed == []
+
+
+# 复式: a board's first play is sealed during its second play, which repeats its deal.
+
+@functools.cache
+def _duplicate() -> tuple[Truth, Frames]:
+    lines, frames = _honest("classic-1", 3, 2, duplicate=1)
+    return Truth(lines), frames
+
+
+def _second_play(r: int | None) -> int:
+    """Index of r's first frame in the second play's play phase."""
+    _, frames = _duplicate()
+    return next(i for i, f in enumerate(frames[r])
+                if f["view"]["hand_no"] == 2 and f["view"]["phase"] == "play")
+
+
+def _with_frame(r: int | None, i: int, frame: dict[str, Any]) -> list[dict[str, Any]]:
+    _, frames = _duplicate()
+    return [*copy.deepcopy(frames[r][:i]), frame]
+
+
+def _first_kitty() -> dict[str, Any]:
+    truth, _ = _duplicate()
+    return next(e for e in truth.events if e["type"] == "hand_end" and e["play"] == 1)
+
+
+def test_duplicate_honest_frames_pass_and_sealed_leaks_are_caught() -> None:
+    truth, frames = _duplicate()
+    for r in RECIPIENTS:
+        rep = check(truth, r, frames[r])
+        assert rep.leaks == [] and rep.wrong == [], (r, rep.leaks[:3], rep.wrong[:3])
+    end1 = _first_kitty()
+    dealer = end1["dealer"]
+    i = _second_play(dealer)
+    honest = frames[dealer][i]
+    # 1. the first play's kitty in the second play's view
+    view_leak = copy.deepcopy(honest)
+    view_leak["view"]["last_result"].update(
+        {k: end1[k] for k in ("kitty", "kitty_points")})
+    # 2. a resync during the second play re-sending the first play's hand_end in full
+    stream1 = truth.streams[dealer]
+    seq_end = next(k + 1 for k, e in enumerate(stream1) if e["v"] == end1["v"])
+    full_end = {k: v for k, v in end1.items() if k != "v"} | {"seq": seq_end, "hand": 1}
+    resync_end = {**copy.deepcopy(honest), "events": [full_end], "resync": True}
+    # 3. a resync re-sending the dealer its own first-play burial
+    bury = next(e for e in truth.events if e["type"] == "bury" and truth.hand_of[e["v"]] == 1)
+    seq_bury = next(k + 1 for k, e in enumerate(stream1) if e["v"] == bury["v"])
+    full_bury = {k: v for k, v in bury.items() if k != "v"} | {"seq": seq_bury, "hand": 1}
+    resync_bury = {**copy.deepcopy(honest), "events": [full_bury], "resync": True}
+    for name, frame in (("view", view_leak), ("hand_end", resync_end), ("bury", resync_bury)):
+        rep = check(truth, dealer, _with_frame(dealer, i, frame))
+        assert rep.leaks, name

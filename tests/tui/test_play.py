@@ -803,3 +803,26 @@ def test_a_player_who_was_asked_gets_no_such_note(tmp_path: Path) -> None:
             assert "没有可亮的主" not in app.status and not session.unasked_draws
 
     run(body)
+
+
+def test_duplicate_summary_withholds_the_first_plays_kitty(tmp_path: Path) -> None:
+    """复式 in the TUI: the second play repeats the deal, so the first play's summary names
+    no kitty (it would tell the human where cards lie); the second play's summary does."""
+    from gunzi.tui.texts import summary_lines
+    session = Session(preset("classic-1", duplicate=1), bots=["random"] * 3, seed=5,
+                      record_path=tmp_path / "d.jsonl")
+    _continue(session, 1000)
+    first = session.summary
+    assert first is not None and first["play"] == 1
+    buried = session.match.results[0]["kitty"]  # the engine's truth, not shown to the human
+    assert buried and "kitty" not in first and "kitty_points" not in first
+    text = " ".join(line.plain for line in summary_lines(first, session, "en"))
+    sealed = "Kitty shown once the board's second play is over"
+    assert sealed in text and "Kitty " not in text.replace(sealed, "")
+    session.acknowledge()
+    _continue(session, 1000)
+    second = session.summary
+    assert session.over and second is not None and second["play"] == 2
+    assert "kitty" in second
+    assert session.view()["last_result"]["kitty"] == session.match.results[1]["kitty"]
+    assert session.match.results[0]["hand"] == 1

@@ -290,6 +290,9 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
             return True  # the throw stood: try at a later lead
         got = p.evaluate("window.__banner")
         seen["banner"] = (got["text"], got["caption"])
+        # The failed throw's own sound cue played (js/sound.js keeps the cues it played).
+        seen["cues"] = p.evaluate(
+            "import('/js/sound.js').then((m) => m.Sound.recent.map((c) => c.name))")
         # In the trick area, covering none of the trick's cards.
         box = got["box"]
         for b in got["plays"]:
@@ -304,6 +307,7 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
     if seen["banner"] is None:
         pytest.skip(f"no failed throw in {seen['tries']} tries this deal: {seen}")  # rare
     text, caption = seen["banner"]
+    assert "fail" in seen["cues"], seen["cues"]
     # "甩牌失败：我 甩 3♠ 5♠，下家 … 有 6♠ 更大" and "改出 3♠"
     m = re.fullmatch(r"甩牌失败：我 甩 (.+?)，(.+?) 有 (.+?) 更大改出 (.+)", text)
     assert m, text

@@ -41,6 +41,7 @@ from gunzi.engine.match import Match
 from gunzi.engine.order import Order, order_for
 from gunzi.engine.position import play_position
 from gunzi.engine.rules import Ruleset
+from gunzi.engine.variant import variant_of
 
 KITTY = 4  # the hidden kitty as a place (seats are 0..3)
 
@@ -204,7 +205,7 @@ def knowledge(decision: Decision, memory: Sequence[tuple[int, Sequence[Card], in
     banned: list[set[Card]] = [set() for _ in range(5)]
     voids: list[set[int]] = [set() for _ in range(4)]
     shapes: list[ShapeFact] = []
-    live = rules.follow == "live" or not rules.is_gunzi
+    live = not variant_of(rules).dead_follow(rules)
     for t, trick in enumerate(tricks):
         lead = trick[0][1]
         n = len(lead)
@@ -237,7 +238,7 @@ def knowledge(decision: Decision, memory: Sequence[tuple[int, Sequence[Card], in
             continue
         for k in voids[s]:
             banned[s].update(order.class_cards[k])
-    if rules.is_gunzi and room[KITTY]:
+    if variant_of(rules).buried_jokers_shown and room[KITTY]:
         banned[KITTY].update((LJ, BJ))  # a buried joker shows the kitty (A6.5)
     know = Knowledge(me, rules, order, dealer, own, unknown, room, banned, [], shapes,
                      kitty_known, played, voids)
@@ -280,7 +281,7 @@ def _reach(know: Knowledge, view: Mapping[str, Any], holder: int, card: Card, st
         at.add(payer)
     if stage < BURIED and not kv["dry_pot"] and dealer in at:
         at.add(KITTY)
-    if card >= LJ and know.rules.is_gunzi and not kv["dry_pot"]:
+    if card >= LJ and variant_of(know.rules).joker_burying and not kv["dry_pot"]:
         at.add(KITTY)  # anyone may bury jokers
     shown_jokers = kv["cards"] is not None and any(x in ("BJ", "LJ") for x in kv["cards"])
     if KITTY in at and shown_jokers and card < LJ and not POINTS[card]:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, RANKS, SUITS, Card
 from gunzi.engine.order import TRUMP, Order, order_for
-from gunzi.engine.rules import Ruleset
+from gunzi.engine.rules import GUNZI, Ruleset
+from gunzi.engine.variant import variant_of
 
 if TYPE_CHECKING:
     from gunzi.bots.base import Decision
@@ -180,7 +181,7 @@ class Odds:
         self.me = me = t.seat
         self.partner = (me + 2) % 4
         self.opps = ((me + 1) % 4, (me + 3) % 4)
-        self.gunzi = t.rules.is_gunzi
+        self.gunzi = variant_of(t.rules).name == GUNZI  # the bot plays each game its own way
         self.live = t.rules.follow == "live"
         decks = t.rules.decks
         played = [0] * NUM_TYPES

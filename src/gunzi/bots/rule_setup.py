@@ -226,7 +226,7 @@ def choose_bury(
     hand = t.hand
     order = t.order
     cls = o.cls
-    gunzi = t.rules.is_gunzi
+    variant = variant_of(t.rules)
     ratio, p_kou = _strength(o)
     trump_suit = order.trump
     side_suits = [s for s in range(4) if s != trump_suit]
@@ -255,7 +255,8 @@ def choose_bury(
                 m = avail[c]
                 if m <= 0:
                     continue
-                if gunzi and c == LJ and hand[BJ] - chosen.count(BJ) - out.count(BJ) > 0:
+                if (variant.big_joker_first and c == LJ
+                        and hand[BJ] - chosen.count(BJ) - out.count(BJ) > 0):
                     continue
                 used = hand[c] - m
                 cost = o.kv(c) + o.break_cost(c, used + 1) - o.break_cost(c, used) + bury_cost(c)
@@ -269,7 +270,7 @@ def choose_bury(
 
     forced: list[Card] = []
     if (
-        gunzi
+        variant.buried_jokers_shown  # a shown BJ doubles the kitty (A6.5)
         and bury_big_joker
         and hand[BJ] >= 3
         and o.held_class[TRUMP] >= 20

@@ -173,9 +173,10 @@ class SearchBot(Bot):
         self.stats = {}
         if decision.kind is Kind.PLAY and sum(decision.hand) <= self.search_cards:
             try:
-                if decision.rules.is_gunzi and decision.actions and len(decision.actions) > 1:
+                listed = variant_of(decision.rules).same_card_leads  # plays listed eagerly
+                if listed and decision.actions and len(decision.actions) > 1:
                     return self.search(decision, rng)
-                if not decision.rules.is_gunzi and self.classic and self.policy == "rule":
+                if not listed and self.classic and self.policy == "rule":
                     return self.search_classic(decision, rng)
             except Exception as exc:  # a bug must not stop a table: play the default
                 self.errors += 1
@@ -332,7 +333,7 @@ class SearchBot(Bot):
             return []
         setup: tuple[list[Action], Callable[[random.Random], Any],
                      Callable[[Any, Action], tuple[float, int]]]
-        if decision.rules.is_gunzi:
+        if variant_of(decision.rules).same_card_leads:
             if not decision.actions:
                 return []
             setup = self._gunzi_setup(decision, rng)

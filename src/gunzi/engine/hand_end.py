@@ -16,6 +16,15 @@ from gunzi.engine.cards import BJ, LJ
 from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.state import MatchState
 
+# The fields of a hand's result that name its final kitty (the buried cards): the secret
+# part of its ``hand_end`` event, withheld while the hand is sealed (MatchState.sealed).
+RESULT_SECRETS = ("kitty", "kitty_points", "kitty_jokers")
+
+
+def public_result(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` without the fields that name its kitty (:data:`RESULT_SECRETS`)."""
+    return {k: v for k, v in result.items() if k not in RESULT_SECRETS}
+
 
 def team_of(seat: int) -> int:
     return seat % 2

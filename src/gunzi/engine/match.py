@@ -28,6 +28,7 @@ from gunzi.engine.actions import CHANCE, Action, Kind
 from gunzi.engine.cards import BJ, LJ, NAMES, NUM_TYPES, POINTS, Card
 from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import NOBODY, Event, freeze
+from gunzi.engine.hand_end import RESULT_SECRETS, public_result
 from gunzi.engine.legal import LegalActions
 from gunzi.engine.order import TRUMP, flip_rank_key, order_for
 from gunzi.engine.rules import Ruleset, preset
@@ -743,7 +744,8 @@ class Match(MatchState):
         else:
             over = self.round_no > self.rules.rounds
         self.results.append(result)
-        self._emit("hand_end", result)
+        self._emit("hand_end", public_result(result),
+                   {k: result[k] for k in RESULT_SECRETS if k in result})
         if over:
             self.phase = Phase.OVER
             self.current = None

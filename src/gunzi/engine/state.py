@@ -84,6 +84,16 @@ class Variant:
     joker_burying = False  # other seats may bury jokers after the dealer (A6.4)
     big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
     no_trump = False  # [I-30] a hand nobody declares may be played with no trump suit
+    buried_jokers_shown = False  # a joker in the kitty is shown to all (A6.5)
+    same_card_leads = False  # every lead is 1-3 copies of one card (A7)
+    hand_scores = False  # each hand ends with per-seat scores (A12), the ladder's per hand
+    closes = "game"  # what the last hand of a match closes: a game (B) or a round (A10)
+    past_last_level = "A+"  # how a level past the last one is written
+
+    def dead_follow(self, rules: Ruleset) -> bool:
+        """Whether a follow owes a lead's pair or triple of one card (死棒, A7 ``follow``);
+        classic's shape obligations are its tractor rules (B) instead."""
+        return False
 
     def clause(self, part_a: str, classic: str = "B") -> str:
         """The clause of docs/rules.md an error cites, given its 打滚子 (Part A) clause and
@@ -230,13 +240,25 @@ class MatchState:
             return self.seed
         return fresh
 
+    def hands_over(self) -> int:
+        """How many hands (from the first) are over."""
+        return self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
+
     def revealed_hands(self) -> int:
         """How many hands (from the first) have their secrets public: those that are over,
         except that a duplicate board's first play stays secret until the board is done."""
-        done = self.hand_no if self.phase in (Phase.DEAL, Phase.OVER) else self.hand_no - 1
+        done = self.hands_over()
         if self.rules.duplicate and self.phase is not Phase.OVER:
             done -= done % 2
         return done
+
+    def sealed(self, hand: int) -> bool:
+        """Whether ``hand`` is over but its secrets are withheld from everyone, even from
+        the seats that saw them while it was played: a duplicate board's first play until
+        the board is done. The second play repeats its deal, so nothing derived from its
+        hidden cards (draws, kitty, buried cards, the kitty in its result) may reach a seat,
+        a bot or a spectator before then."""
+        return self.revealed_hands() < hand <= self.hands_over()
 
     def _can_declare(self, seat: int) -> bool:
         hand = self.hands[seat]

@@ -25,7 +25,7 @@ from gunzi.engine import hand_end
 from gunzi.engine.cards import Card
 from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.order import Order
-from gunzi.engine.rules import GUNZI, Ruleset
+from gunzi.engine.rules import CLASSIC, GUNZI, Ruleset
 from gunzi.engine.state import MatchState, Variant
 
 
@@ -39,6 +39,14 @@ class Gunzi(Variant):
     kitty_shown_after_declaring = True
     joker_burying = True
     big_joker_first = True
+    buried_jokers_shown = True
+    same_card_leads = True
+    hand_scores = True
+    closes = "round"
+    past_last_level = "10+"
+
+    def dead_follow(self, rules: Ruleset) -> bool:
+        return rules.follow == "dead"
 
     def clause(self, part_a: str, classic: str = "B") -> str:
         return part_a
@@ -81,7 +89,7 @@ class Gunzi(Variant):
 class Classic(Variant):
     """Classic 升级 (Part B): tractors and throws, 1-3 decks, no tribute."""
 
-    name = "classic"
+    name = CLASSIC
     play_rule = "B"
     no_trump = True
 

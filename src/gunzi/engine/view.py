@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
+from gunzi.engine.hand_end import public_result
 from gunzi.engine.state import STATE_FIELDS, MatchState, Phase
 
 SPECTATOR = None
@@ -71,6 +72,7 @@ def seat_position(match: M, seat: int) -> M:
     new.follows_memo = None
     new.kitty = list(match.kitty) if knows_kitty(match, seat) else []
     new.tribute_cards = match.tribute_cards if seat in (match.payer, match.payee) else ()
+    new.results = _results(match)
     new.can = [match.can[s] and s == seat for s in range(4)]
     new.asks = [seat] if match.asks and match.asks[0] == seat else []
     return new
@@ -144,10 +146,16 @@ def view(match: MatchState, seat: int | None) -> dict[str, Any]:
         "failed_throw": None if match.failed_throw is None else thaw(match.failed_throw),
         "points": list(match.points),
         "scores": list(match.scores),
-        "last_result": thaw(match.results[-1]) if match.results else None,
+        "last_result": thaw(_results(match)[-1]) if match.results else None,
         "over": match.phase is Phase.OVER,
     }
     return out
+
+
+def _results(match: MatchState) -> list[dict[str, Any]]:
+    """The hands' results as everybody may know them: a sealed hand's without its kitty."""
+    return [public_result(r) if match.sealed(h) else r
+            for h, r in enumerate(match.results, 1)]
 
 
 def _current_winner(match: MatchState) -> int:
@@ -155,16 +163,19 @@ def _current_winner(match: MatchState) -> int:
     return match.trick[match.variant.trick_winner(match, plays)][0]
 
 
-def redact(event: Event, seat: int | None, *, reveal: bool = False) -> dict[str, Any] | None:
+def redact(event: Event, seat: int | None, *, reveal: bool = False, sealed: bool = False
+           ) -> dict[str, Any] | None:
     """The event as ``seat`` may see it: None if private to others; secrets only to the audience.
 
-    ``reveal`` shows everything, for events of a hand that is over.
+    ``reveal`` shows everything, for events of a hand that is over; ``sealed`` shows the
+    audience too only the public part, for events of a sealed hand (MatchState.sealed).
+    Neither changes which events a seat gets, so the numbering stays the same.
     """
-    allowed = reveal or (seat is not None and seat in event.audience)
-    if event.private and not allowed:
+    member = reveal or (seat is not None and seat in event.audience)
+    if event.private and not member:
         return None
     out = {"type": event.type, "hand": event.hand, **thaw(event.public)}
-    if event.secret is not None and allowed:
+    if event.secret is not None and member and (reveal or not sealed):
         out.update(thaw(event.secret))
     return out
 
@@ -179,8 +190,10 @@ def numbered(match: MatchState, seat: int | None, start: int = 0, seq: int = 0
     changes once given. Events of finished hands are shown in full (the private ones of
     others stay out).
     """
-    # A hand's secrets are public once it is over (next deal pending, or the match ended).
+    # A hand's secrets are public once it is over (next deal pending, or the match ended);
+    # a sealed hand's (a duplicate board's first play) are nobody's until the board is done.
     finished = match.revealed_hands()
+    over = match.hands_over()
     events = match.events
     for i in range(start, len(events)):
         ev = events[i]
@@ -190,6 +203,9 @@ def numbered(match: MatchState, seat: int | None, start: int = 0, seq: int = 0
         seq += 1
         if ev.hand <= finished:
             d = redact(ev, seat, reveal=True)
+            assert d is not None
+        elif ev.hand <= over:
+            d = redact(ev, seat, sealed=True)
             assert d is not None
         d["seq"] = seq
         yield d

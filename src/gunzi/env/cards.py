@@ -16,6 +16,7 @@ import numpy as np
 from gunzi.engine import rules as card_rules
 from gunzi.engine.actions import Action
 from gunzi.engine.match import Match
+from gunzi.engine.variant import variant_of
 from gunzi.engine.view import seat_position
 from gunzi.env import card_actions as CA
 from gunzi.env import card_obs
@@ -38,7 +39,7 @@ class CardEnv(TurnEnv):
     def __init__(self, preset: str = "gunzi", hands: int = 1, **options: Any) -> None:
         self.rules = card_rules.preset(preset, **options)
         self.hands = hands
-        self.grouped = self.rules.is_gunzi
+        self.grouped = variant_of(self.rules).same_card_leads
         super().__init__(preset, 4, card_obs.OBS_SIZE, CA.NUM_ACTIONS, low=-50.0, high=50.0)
 
     def _start(self, seed: int) -> None:

@@ -33,6 +33,7 @@ from gunzi.engine import cards as C
 from gunzi.engine import rules as card_rules
 from gunzi.engine.actions import deal
 from gunzi.engine.match import Match
+from gunzi.engine.variant import variant_of
 from gunzi.engine.view import knows_kitty, seat_position, stream
 from gunzi.env import card_actions as CA
 from gunzi.env import card_obs
@@ -98,7 +99,8 @@ class _Hand:
         seat = m.to_act
         assert seat is not None and seat >= 0
         own = seat_position(m, seat)
-        self.builder = CA.Builder(own, own.legal_actions(seat), self.rules.is_gunzi)
+        self.builder = CA.Builder(own, own.legal_actions(seat),
+                                  variant_of(self.rules).same_card_leads)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Hand:
         new = _Hand.__new__(_Hand)
@@ -235,7 +237,8 @@ class Observer:
 
 def game_name(rules: card_rules.Ruleset) -> str:
     """The registered game of a ruleset's game and decks."""
-    return "python_gunzi" if rules.is_gunzi else f"python_gunzi_classic_{rules.decks}"
+    name = variant_of(rules).name
+    return "python_gunzi" if name == card_rules.GUNZI else f"python_gunzi_{name}_{rules.decks}"
 
 
 def state_of(game: GunziGame, match: Match) -> GunziState:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gunzi.engine.scoring import classic_game_points
+from gunzi.engine.variant import variant_of
 
 if TYPE_CHECKING:
     from gunzi.engine.match import Match
@@ -28,7 +29,7 @@ Points = tuple[int, int, int, int]
 
 def game_of(rules: Ruleset) -> str:
     """The ladder a table's results go to."""
-    return GUNZI if rules.is_gunzi else CLASSIC
+    return variant_of(rules).name
 
 
 def classic_points(gained: Sequence[int], final: Sequence[int],
@@ -46,7 +47,7 @@ def closed_points(match: Match, *, table_ends: bool) -> Points | None:
     (a classic game that goes on). Call right after a hand ends; ``table_ends``: the table
     stops after this hand (its hand limit)."""
     result = match.results[-1]
-    if match.rules.is_gunzi:
+    if match.variant.hand_scores:
         s = result["hand_scores"]
         return (s[0], s[1], s[2], s[3])
     if "game_points" in result:

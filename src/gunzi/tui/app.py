@@ -278,8 +278,8 @@ class GunziApp(App[Path | None]):
     def _draw_info(self, v: dict[str, Any]) -> None:
         lang = self.lang
         s = self.session
-        classic = not s.rules.is_gunzi
-        game = t(lang, "game.classic" if classic else "game.gunzi")
+        variant = s.match.variant
+        game = t(lang, f"game.{variant.name}")
         if s.rules.name != "gunzi":
             game += f" ({s.rules.name})"
         if s.over:
@@ -290,8 +290,8 @@ class GunziApp(App[Path | None]):
             game,
             t(lang, "round", n=v["round_no"]),
             t(lang, "hand", n=v["hand_no"]),
-            t(lang, "levels", us=level_text(levels[0], classic),
-              them=level_text(levels[1], classic)),
+            t(lang, "levels", us=level_text(levels[0], variant),
+              them=level_text(levels[1], variant)),
             t(lang, "level", r=v["level"]),
         ]
         line1 = Text(" · ".join(parts1))
@@ -309,7 +309,7 @@ class GunziApp(App[Path | None]):
                                    cards=cards_plain(decl["cards"], lang)))
         pts = v["points"]
         line2 = Text(t(lang, "points", us=pts[0], them=pts[1]), style="bold")
-        if s.rules.is_gunzi:
+        if s.match.variant.hand_scores:
             line2.append(" · " + t(lang, "scores", s=seat_values(lang, v["scores"])))
         kitty = v["kitty"]
         line2.append(" · " + t(lang, "kitty", n=kitty["size"]) + " ")
@@ -335,17 +335,17 @@ class GunziApp(App[Path | None]):
         """The top bar once the match is over: the result, not a next hand that never comes."""
         lang = self.lang
         s = self.session
-        classic = not s.rules.is_gunzi
+        variant = s.match.variant
         results = s.match.results
         line1 = Text(" · ".join([game, t(lang, "over"), t(lang, "over.hands", n=len(results))]),
                      style="bold")
         if results:
             after = results[-1]["levels_after"]
-            line1.append(" · " + t(lang, "over.final", us=level_text(after[0], classic),
-                                   them=level_text(after[1], classic)))
+            line1.append(" · " + t(lang, "over.final", us=level_text(after[0], variant),
+                                   them=level_text(after[1], variant)))
         result = match_result(s, lang)
         line2 = Text(result[:1].upper() + result[1:], style="bold green")
-        if s.rules.is_gunzi:
+        if variant.hand_scores:
             line2.append(" · " + t(lang, "scores", s=seat_values(lang, s.match.scores)))
         text = Text("\n").join([line1, line2])
         self._set("info", text, text.plain)

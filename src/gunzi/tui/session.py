@@ -267,7 +267,10 @@ class Session:
         if before in dealing and m.phase not in dealing and self._asked_hand != m.hand_no:
             self.unasked_draws.append(self.unasked())
         if len(m.results) > done:
-            self.summary = m.results[-1]
+            # As seat 0 may know it: a duplicate board's first play without its kitty.
+            last = self.view()["last_result"]
+            assert last is not None
+            self.summary = last
             self.hand_actions = []
             self.autopass_hand = None
             for bot in [*self.bots, self.hint_bot]:
@@ -286,7 +289,7 @@ class Session:
         Only what seat 0 may know: its own hand and the public declaration."""
         m = self.match
         decl = m.decl
-        if m.first and self.rules.is_gunzi:
+        if m.first and m.variant.grabs_big_joker:
             return ({"why": "first"} if decl is None or decl[0] == HUMAN
                      else {"why": "grabbed", "seat": decl[0]})
         out: dict[str, Any] = {"r": C.RANKS[m.level], "jokers": self.rules.joker_declarations}
@@ -300,7 +303,7 @@ class Session:
         n = m.hand_no + 1
         if n == 1 and self._first_deck is not None:
             return A.deal(hand_seed(self.seed, n), self._first_deck, self._first_seat)
-        return A.deal(hand_seed(self.seed, n))
+        return A.deal(m.deal_seed(hand_seed(self.seed, n)))  # a duplicate repeats its board
 
     def step(self) -> Event | None:
         """One automatic step: deal the next hand, a bot's decision, or an automatic pass."""

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
+from gunzi.engine.state import Variant
 from gunzi.tui.i18n import (
     cards_text,
     seat_name,
@@ -19,9 +20,9 @@ from gunzi.tui.session import Session
 from gunzi.wording.names import cards_plain
 
 
-def level_text(index: int, classic: bool) -> str:
+def level_text(index: int, variant: Variant) -> str:
     if index >= 13:
-        return "A+" if classic else "10+"
+        return variant.past_last_level
     return C.RANKS[index]
 
 
@@ -55,24 +56,29 @@ def match_result(session: Session, lang: str) -> str:
 
 
 def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[Text]:
-    classic = not session.rules.is_gunzi
+    variant = session.match.variant
     out: list[Text] = [Text(t(lang, "summary.title", n=result["hand"]), style="bold")]
     out.append(Text(t(lang, "summary.dealer", seat=seat_name(lang, result["dealer"]),
-                      r=level_text(result["level"], classic),
+                      r=level_text(result["level"], variant),
                       # a played hand without a suit was 无主 ([I-30])
                       s=suit_symbol(result["trump"]) if result["trump"] is not None
                       else t(lang, "trump.no"))))
     kou = result["kou"]
     mult = result.get("kitty_multiplier", 2 if kou else 0) if kou else 0
-    kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) if kou else ""
+    sealed = "kitty" not in result  # a duplicate board's first play (engine view)
+    kitty = t(lang, "summary.kitty_pts", kp=result["kitty_points"], mult=mult) \
+        if kou and not sealed else ""
     attackers = t(lang, "team.them.obj" if result["dealer"] % 2 == 0 else "team.us.obj")
     out.append(Text(t(lang, "summary.score", score=result["score"], tp=result["trick_points"],
                       kitty=kitty, kou=t(lang, "summary.kou" if kou else "summary.bao"),
                       team=attackers),
                     style="bold yellow"))
-    line = Text(t(lang, "summary.kitty", cards=""))
-    line.append_text(cards_text(result["kitty"], lang))
-    out.append(line)
+    if sealed:
+        out.append(Text(t(lang, "summary.kitty_sealed")))
+    else:
+        line = Text(t(lang, "summary.kitty", cards=""))
+        line.append_text(cards_text(result["kitty"], lang))
+        out.append(line)
     tricks = session.match.tricks
     if tricks and tricks[-1].get("plays"):
         last = tricks[-1]
@@ -85,8 +91,8 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
         out.append(Text(t(lang, "summary.dry")))
     before, after = result["levels_before"], result["levels_after"]
     out.append(Text(t(lang, "summary.levels",
-                      b0=level_text(before[0], classic), a0=level_text(after[0], classic),
-                      b1=level_text(before[1], classic), a1=level_text(after[1], classic)),
+                      b0=level_text(before[0], variant), a0=level_text(after[0], variant),
+                      b1=level_text(before[1], variant), a1=level_text(after[1], variant)),
                     style="bold"))
     out.append(Text(t(lang, "summary.take" if result["attackers_take"] else "summary.keep")))
     if result.get("round_winner") is not None:

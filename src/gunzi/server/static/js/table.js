@@ -1011,7 +1011,9 @@ function openSummary() {
   const table = h("table.summary-table",
     row(t("dealer"), `${seatLabel(r.dealer)} (${teamName(dteam)})`),
     row(t("trump"), `${r.trump ? SUIT_SYMBOL[r.trump] : t("no_trump_value")} · ${t("level")} ${levelText(r.level)}`),
-    row(t("kitty"), h("div", cardRow(r.kitty || [], { size: "small", ctx }), h("span.note", t("kitty_points", { n: r.kitty_points })))),
+    // A duplicate board's first play comes without its kitty until the board is done.
+    row(t("kitty"), r.kitty === undefined ? h("span.note", t("kitty_sealed"))
+      : h("div", cardRow(r.kitty, { size: "small", ctx }), h("span.note", t("kitty_points", { n: r.kitty_points })))),
     row(t("trick_points"), String(r.trick_points)),
     row(t("kou_di"), r.kou ? t("kou_yes", { team: teamName(att), mult: r.kitty_multiplier || 2 }) : t("kou_no", { team: teamName(dteam) }), r.kou ? "kou" : ""),
     row(t("score"), h("b.big-score", String(r.score))),
