@@ -169,7 +169,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False,
                 nn.utils.clip_grad_norm_(net.parameters(), 40.0)
                 opt.step()
                 updates += 1
-                last_loss = float(loss)
+                last_loss = float(loss.detach())
                 log.write(json.dumps({"hand": done, "update": updates, "loss": last_loss,
                                       "samples": config.batch}) + "\n")
                 log.flush()
