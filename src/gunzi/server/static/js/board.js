@@ -272,12 +272,16 @@ function onFrame(f) {
   render();
 }
 
-/** One cue per frame: the game's end, else a move or wall, and a chime when it is our turn. */
+/** Cues of a frame: the game's end, else our move and others' moves (a frame may hold both:
+ * ours and the bot's answer), and a chime when it is our turn. */
 function boardCue(events, wasMine) {
   const end = events.find((e) => e.type === "end");
-  const acted = events.find((e) => e.type === "move" || e.type === "wall");
+  const acts = events.filter((e) => e.type === "move" || e.type === "wall");
   if (end) Sound.play(end.winner === st.seat ? "end_win" : "end_lose");
-  else if (acted) Sound.play(acted.seat === st.seat ? "play" : "play_other");
+  else {
+    if (acts.some((e) => e.seat === st.seat)) Sound.play("play");
+    if (acts.some((e) => e.seat !== st.seat)) Sound.play("play_other");
+  }
   if (!wasMine && myTurn()) setTimeout(() => { if (myTurn()) Sound.play("turn"); }, 150);
 }
 
