@@ -388,6 +388,25 @@ def test_I30_no_trump_when_nobody_declares(first: bool) -> None:
     assert all(m.order.cls[s * 13 + level] == TRUMP for s in range(4))
 
 
+@pytest.mark.parametrize(("value", "trump", "plays", "winner"), [
+    # Level 5. 无主 (trump -1): a plain heart does not trump spades; a level card of any
+    # suit does; level cards of different suits are equal (the first played keeps the
+    # trick); a joker is above every level card. Read by hand from [I-30] 'no-trump'.
+    ("no-trump", -1, {0: "3S", 1: "AH", 2: "4D", 3: "4C"}, 0),
+    ("no-trump", -1, {0: "AS", 1: "5C", 2: "4D", 3: "4C"}, 1),
+    ("no-trump", -1, {0: "5S", 1: "5H", 2: "4D", 3: "4C"}, 0),
+    ("no-trump", -1, {0: "5S", 1: "5H", 2: "LJ", 3: "4C"}, 2),
+    # The default names a suit (hearts here): the plain heart trumps spades and the trump
+    # suit's level card is above the other level cards.
+    ("kitty-card", H, {0: "3S", 1: "AH", 2: "4D", 3: "4C"}, 1),
+    ("kitty-card", H, {0: "5S", 1: "5H", 2: "4D", 3: "4C"}, 1),
+])
+def test_I30_play_positions(value: str, trump: int, plays: dict[int, str],
+                            winner: int) -> None:
+    rules = preset("classic-2", no_declaration=value)
+    assert trick(rules, plays, trump=trump, levels=(L5, L5)) == winner
+
+
 def test_I30_default_names_a_trump_suit() -> None:
     m = Match(preset("classic-2"), random.Random(3), auto_deal=False, levels=(L5, L5),
               dealer=0)
