@@ -1,4 +1,5 @@
-"""Classic 升级 variant options [I-20]..[I-30] and the kitty multipliers 'unit-size'/'power'.
+"""Classic 升级 variant options [I-20]..[I-30] and the kitty multipliers ([I-31]) 'unit-size',
+'power'.
 
 Every position is built with the public constructor :func:`play_position` (unchecked:
 the hands hold only the cards a case needs, so a trick or two ends the hand). Expected

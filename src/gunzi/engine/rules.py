@@ -71,7 +71,8 @@ OPTIONS: dict[str, Option] = {
                "Others bury jokers starting from the dealer's 下家, or from its 上家 backwards."),
         Option("round_end_score", ("with-kitty", "tricks-only"), "A10 [I-19]",
                "The 300-point round end counts the doubled kitty, or trick points only."),
-        Option("kitty_multiplier", ("doubling", "linear", "two", "unit-size", "power"), "A8/B",
+        Option("kitty_multiplier", ("doubling", "linear", "two", "unit-size", "power"),
+               "A8/B [I-31]",
                "Kitty capture multiplier: classic 'doubling'/'linear', or ×2 × the cards of "
                "the winning play's largest unit ('unit-size'), or 2 ** those cards ('power'); "
                "打滚子 always ×2 ('two')."),
