@@ -243,13 +243,32 @@ def test_I27_a_triple_is_drawn_for_a_pair_only_without_protection() -> None:
     # Lead 3S3S; seat 1 holds 7S7S7S, 9S, JS (no pair). 'none': the triple gives a pair,
     # so 9S JS is refused; 'longer-tuples': the triple is protected and any two spades do.
     hands = {0: "3S 3S", 1: "7S 7S 7S 9S JS", 2: "3D 4D", 3: "3C 4C"}
-    for value, bad in (("none", True), ("longer-tuples", False)):
+    for value, bad in (("none", True), ("longer-tuples", False), ("no-format", False)):
         m = table(preset("classic-3", draw_protection=value), hands)
         play(m, 0, "3S 3S")
         listed = {a.cards for a in m.legal_actions(1)}
         assert (tuple(sorted(parse_many("9S JS"))) in listed) is not bad
         assert tuple(sorted(parse_many("7S 7S"))) in listed  # splitting stays allowed
         assert refused(m, 1, "9S JS") is bad
+
+
+@pytest.mark.parametrize(("value", "owed"), [("none", True), ("no-format", False)])
+def test_I27_no_format_asks_only_the_suit(value: str, owed: bool) -> None:
+    # 2 decks. Lead the tractor 3S3S4S4S; seat 1 holds the tractor 7S7S8S8S and 10S, QS.
+    # 'none': it owes its tractor, so 7S 8S 10S QS is refused and 7S7S8S8S is the only
+    # follow. 'no-format' (the trick draw policy that draws by suit only): any four of its
+    # spades: 7S and 8S up to twice, 10S and QS up to once, four cards in all: 8 multisets.
+    hands = {0: "3S 3S 4S 4S", 1: "7S 7S 8S 8S 10S QS", 2: "3D 4D 6D 7D", 3: "3C 4C 6C 7C"}
+    m = table(preset("classic-2", draw_protection=value), hands)
+    play(m, 0, "3S 3S 4S 4S")
+    listed = {a.cards for a in m.legal_actions(1)}
+    want = {tuple(sorted(parse_many(t))) for t in (
+        "7S 7S 8S 8S", "7S 7S 8S 10S", "7S 7S 8S QS", "7S 7S 10S QS", "7S 8S 8S 10S",
+        "7S 8S 8S QS", "8S 8S 10S QS", "7S 8S 10S QS")}
+    assert listed == ({tuple(sorted(parse_many("7S 7S 8S 8S")))} if owed else want)
+    # Following the suit is owed either way: a diamond is refused while spades are held.
+    assert refused(m, 1, "7S 8S 10S 3D")
+    assert refused(m, 1, "7S 8S 10S QS") is owed
 
 
 # ============================================================================== [I-28]
@@ -440,6 +459,7 @@ def test_I22_the_throw_reading_is_named_with_its_one_value() -> None:
 
 @pytest.mark.parametrize(("name", "key", "value"), [
     ("classic-2", "triple_tractors", False), ("classic-2", "draw_protection", "longer-tuples"),
+    ("classic-1", "draw_protection", "no-format"),
     ("classic-2", "trump_structure", "cover-triples"), ("classic-1", "tractor_min_length", 3),
 ])
 def test_variants_that_change_nothing_are_refused(name: str, key: str, value: object) -> None:
@@ -487,6 +507,7 @@ POLICIES = st.builds(
     break_longer=st.booleans(),
     short_tractor=st.sampled_from(["tractor", "pairs"]),
     protect_longer=st.booleans(),
+    format_draw=st.booleans(),
 )
 SLOW = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -590,6 +611,8 @@ def test_legal_follows_match_a_brute_force_reading_of_the_variants(
     held = sum(h[c] for c in o.class_cards[cl])
     if held < n:
         want = {p for p in plays if sum(1 for c in p if o.cls[c] == cl) == held}
+    elif not pol.format_draw:  # [I-27] 'no-format': any cards of the led class
+        want = {p for p in plays if all(o.cls[c] == cl for c in p)}
     else:
         hold = Counter({c: h[c] for c in o.class_cards[cl] if h[c]})
         need = _oracle_vector(lead, hold, hold, o, pol)
