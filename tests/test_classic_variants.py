@@ -457,6 +457,18 @@ def test_I22_the_throw_reading_is_named_with_its_one_value() -> None:
     assert "[I-22]" in OPTIONS["throw_reading"].clause
 
 
+def test_I22_longest_first_keeps_a_triple_whole_in_a_position() -> None:
+    # 3 decks: the throw 5S5S 6S6S6S reads as the pair 5S5S and the triple 6S6S6S (no pair
+    # tractor 5S5S6S6S is made by splitting the triple). Seat 2's 9S9S beats the pair part,
+    # nobody holds a higher spade triple, so the throw is cut to 5S5S (read by hand).
+    hands = {0: "5S 5S 6S 6S 6S", 1: "3D 4D 6D 7D 8D", 2: "9S 9S 6C 7C 8C",
+             3: "3C 4C 8C JC QC"}
+    m = table(preset("classic-3", throw_reading="longest-first"), hands)
+    play(m, 0, "5S 5S 6S 6S 6S")
+    assert sorted(m.trick[0][1]) == sorted(parse_many("5S 5S"))
+    assert m.hand_failed_throws[0] == 1
+
+
 @pytest.mark.parametrize(("name", "key", "value"), [
     ("classic-2", "triple_tractors", False), ("classic-2", "draw_protection", "longer-tuples"),
     ("classic-1", "draw_protection", "no-format"),
