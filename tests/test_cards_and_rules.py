@@ -439,8 +439,8 @@ def test_I_every_interpretation_is_a_named_option_with_the_rules_md_default(n):
 
 
 def test_I_options_of_every_game_cover_I1_to_I19():
-    """Each of docs/rules.md [I-1]..[I-30] is the clause of some option (cards, 步步为营,
-    ladder): the seed readings are [I-1]..[I-22], issue 16 adds [I-23]..[I-30]."""
+    """Each of docs/rules.md [I-1]..[I-31] is the clause of some option (cards, 步步为营,
+    ladder): the seed readings are [I-1]..[I-22], issue 16 adds [I-23]..[I-31]."""
     from gunzi.ladder.titles import OPTIONS as L_OPTIONS
     from gunzi.quoridor.rules import OPTIONS as Q_OPTIONS
 
@@ -448,9 +448,9 @@ def test_I_options_of_every_game_cover_I1_to_I19():
         o.clause for o in (*OPTIONS.values(), *Q_OPTIONS.values(), *L_OPTIONS.values())
     )
     marked = {int(n) for n in re.findall(r"\[I-(\d+)\]", clauses)}
-    assert marked == set(range(1, 31))
-    # 13: ladder, 14 and 15: 步步为营; 20..30: classic 升级 (tests/test_classic_variants.py)
-    assert set(I_OPTIONS) == marked - {13, 14, 15} - set(range(20, 31))
+    assert marked == set(range(1, 32))
+    # 13: ladder, 14 and 15: 步步为营; 20..31: classic 升级 (tests/test_classic_variants.py)
+    assert set(I_OPTIONS) == marked - {13, 14, 15} - set(range(20, 32))
 
 
 def test_I12_classic_presets_exclude_joker_declarations():

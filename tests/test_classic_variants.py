@@ -1,4 +1,5 @@
-"""Classic 升级 variant options [I-20]..[I-30] and the kitty multipliers 'unit-size'/'power'.
+"""Classic 升级 variant options [I-20]..[I-30] and the kitty multipliers ([I-31]) 'unit-size',
+'power'.
 
 Every position is built with the public constructor :func:`play_position` (unchecked:
 the hands hold only the cards a case needs, so a trick or two ends the hand). Expected
@@ -242,13 +243,32 @@ def test_I27_a_triple_is_drawn_for_a_pair_only_without_protection() -> None:
     # Lead 3S3S; seat 1 holds 7S7S7S, 9S, JS (no pair). 'none': the triple gives a pair,
     # so 9S JS is refused; 'longer-tuples': the triple is protected and any two spades do.
     hands = {0: "3S 3S", 1: "7S 7S 7S 9S JS", 2: "3D 4D", 3: "3C 4C"}
-    for value, bad in (("none", True), ("longer-tuples", False)):
+    for value, bad in (("none", True), ("longer-tuples", False), ("no-format", False)):
         m = table(preset("classic-3", draw_protection=value), hands)
         play(m, 0, "3S 3S")
         listed = {a.cards for a in m.legal_actions(1)}
         assert (tuple(sorted(parse_many("9S JS"))) in listed) is not bad
         assert tuple(sorted(parse_many("7S 7S"))) in listed  # splitting stays allowed
         assert refused(m, 1, "9S JS") is bad
+
+
+@pytest.mark.parametrize(("value", "owed"), [("none", True), ("no-format", False)])
+def test_I27_no_format_asks_only_the_suit(value: str, owed: bool) -> None:
+    # 2 decks. Lead the tractor 3S3S4S4S; seat 1 holds the tractor 7S7S8S8S and 10S, QS.
+    # 'none': it owes its tractor, so 7S 8S 10S QS is refused and 7S7S8S8S is the only
+    # follow. 'no-format' (the trick draw policy that draws by suit only): any four of its
+    # spades: 7S and 8S up to twice, 10S and QS up to once, four cards in all: 8 multisets.
+    hands = {0: "3S 3S 4S 4S", 1: "7S 7S 8S 8S 10S QS", 2: "3D 4D 6D 7D", 3: "3C 4C 6C 7C"}
+    m = table(preset("classic-2", draw_protection=value), hands)
+    play(m, 0, "3S 3S 4S 4S")
+    listed = {a.cards for a in m.legal_actions(1)}
+    want = {tuple(sorted(parse_many(t))) for t in (
+        "7S 7S 8S 8S", "7S 7S 8S 10S", "7S 7S 8S QS", "7S 7S 10S QS", "7S 8S 8S 10S",
+        "7S 8S 8S QS", "8S 8S 10S QS", "7S 8S 10S QS")}
+    assert listed == ({tuple(sorted(parse_many("7S 7S 8S 8S")))} if owed else want)
+    # Following the suit is owed either way: a diamond is refused while spades are held.
+    assert refused(m, 1, "7S 8S 10S 3D")
+    assert refused(m, 1, "7S 8S 10S QS") is owed
 
 
 # ============================================================================== [I-28]
@@ -388,6 +408,25 @@ def test_I30_no_trump_when_nobody_declares(first: bool) -> None:
     assert all(m.order.cls[s * 13 + level] == TRUMP for s in range(4))
 
 
+@pytest.mark.parametrize(("value", "trump", "plays", "winner"), [
+    # Level 5. 无主 (trump -1): a plain heart does not trump spades; a level card of any
+    # suit does; level cards of different suits are equal (the first played keeps the
+    # trick); a joker is above every level card. Read by hand from [I-30] 'no-trump'.
+    ("no-trump", -1, {0: "3S", 1: "AH", 2: "4D", 3: "4C"}, 0),
+    ("no-trump", -1, {0: "AS", 1: "5C", 2: "4D", 3: "4C"}, 1),
+    ("no-trump", -1, {0: "5S", 1: "5H", 2: "4D", 3: "4C"}, 0),
+    ("no-trump", -1, {0: "5S", 1: "5H", 2: "LJ", 3: "4C"}, 2),
+    # The default names a suit (hearts here): the plain heart trumps spades and the trump
+    # suit's level card is above the other level cards.
+    ("kitty-card", H, {0: "3S", 1: "AH", 2: "4D", 3: "4C"}, 1),
+    ("kitty-card", H, {0: "5S", 1: "5H", 2: "4D", 3: "4C"}, 1),
+])
+def test_I30_play_positions(value: str, trump: int, plays: dict[int, str],
+                            winner: int) -> None:
+    rules = preset("classic-2", no_declaration=value)
+    assert trick(rules, plays, trump=trump, levels=(L5, L5)) == winner
+
+
 def test_I30_default_names_a_trump_suit() -> None:
     m = Match(preset("classic-2"), random.Random(3), auto_deal=False, levels=(L5, L5),
               dealer=0)
@@ -418,8 +457,21 @@ def test_I22_the_throw_reading_is_named_with_its_one_value() -> None:
     assert "[I-22]" in OPTIONS["throw_reading"].clause
 
 
+def test_I22_longest_first_keeps_a_triple_whole_in_a_position() -> None:
+    # 3 decks: the throw 5S5S 6S6S6S reads as the pair 5S5S and the triple 6S6S6S (no pair
+    # tractor 5S5S6S6S is made by splitting the triple). Seat 2's 9S9S beats the pair part,
+    # nobody holds a higher spade triple, so the throw is cut to 5S5S (read by hand).
+    hands = {0: "5S 5S 6S 6S 6S", 1: "3D 4D 6D 7D 8D", 2: "9S 9S 6C 7C 8C",
+             3: "3C 4C 8C JC QC"}
+    m = table(preset("classic-3", throw_reading="longest-first"), hands)
+    play(m, 0, "5S 5S 6S 6S 6S")
+    assert sorted(m.trick[0][1]) == sorted(parse_many("5S 5S"))
+    assert m.hand_failed_throws[0] == 1
+
+
 @pytest.mark.parametrize(("name", "key", "value"), [
     ("classic-2", "triple_tractors", False), ("classic-2", "draw_protection", "longer-tuples"),
+    ("classic-1", "draw_protection", "no-format"),
     ("classic-2", "trump_structure", "cover-triples"), ("classic-1", "tractor_min_length", 3),
 ])
 def test_variants_that_change_nothing_are_refused(name: str, key: str, value: object) -> None:
@@ -467,6 +519,7 @@ POLICIES = st.builds(
     break_longer=st.booleans(),
     short_tractor=st.sampled_from(["tractor", "pairs"]),
     protect_longer=st.booleans(),
+    format_draw=st.booleans(),
 )
 SLOW = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -570,6 +623,8 @@ def test_legal_follows_match_a_brute_force_reading_of_the_variants(
     held = sum(h[c] for c in o.class_cards[cl])
     if held < n:
         want = {p for p in plays if sum(1 for c in p if o.cls[c] == cl) == held}
+    elif not pol.format_draw:  # [I-27] 'no-format': any cards of the led class
+        want = {p for p in plays if all(o.cls[c] == cl for c in p)}
     else:
         hold = Counter({c: h[c] for c in o.class_cards[cl] if h[c]})
         need = _oracle_vector(lead, hold, hold, o, pol)

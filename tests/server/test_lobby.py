@@ -30,6 +30,9 @@ def test_rules_health_metrics_and_static(client: TestClient) -> None:
     assert valid["classic-2"]["trump_structure"] == ["same", "cover"]
     assert valid["classic-3"]["trump_structure"] == ["same", "cover", "cover-triples"]
     assert valid["classic-2"]["triple_tractors"] == [True]
+    assert valid["classic-1"]["draw_protection"] == ["none"]
+    assert valid["classic-2"]["draw_protection"] == ["none", "no-format"]
+    assert valid["classic-3"]["draw_protection"] == ["none", "longer-tuples", "no-format"]
     assert valid["classic-3"]["throw_penalty"][:3] == ["ladder", "none", "points-5"]
     assert valid["classic-1"]["kitty_multiplier"] == ["doubling", "linear", "unit-size", "power"]
     assert client.get("/healthz").json()["ok"] is True

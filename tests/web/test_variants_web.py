@@ -29,7 +29,7 @@ PHONE_WIDTH = PHONE["viewport"]["width"]
 VARIANTS_3 = {  # option -> values a 3-deck table may play (docs/rules-classic-variants.md)
     "trump_structure": ["same", "cover", "cover-triples"],
     "throw_compare": ["highest-unit", "every-unit", "highest-card"],
-    "draw_protection": ["none", "longer-tuples"],
+    "draw_protection": ["none", "longer-tuples", "no-format"],
     "triple_tractors": ["true", "false"],
     "no_declaration": ["kitty-card", "no-trump"],
     "must_defend": ["A", "none", "5-10-K-A", "5-10-K"],

@@ -373,8 +373,8 @@ def test_create_form_offers_only_the_options_the_preset_accepts(hall: str, new_p
 
 
 def test_create_form_offers_the_classic_variants_per_preset(hall: str, new_page: Any) -> None:
-    """Issue 16's options reach the form from /api/rules: cover-triples only with 3 decks,
-    none of them for 打滚子; a table created with one carries it."""
+    """Issue 16's options reach the form from /api/rules: cover-triples and longer-tuples
+    only with 3 decks, none of them for 打滚子; a table created with one carries it."""
     page = new_page(DESKTOP)
     goto(page, hall + "/")
     page.wait_for_selector("#create-preset option[value='classic-3']", state="attached")
@@ -388,7 +388,8 @@ def test_create_form_offers_the_classic_variants_per_preset(hall: str, new_page:
     page.wait_for_selector("#rule-options select[data-option='keep_deal']", state="attached")
     texts = page.locator(sel + " option").all_text_contents()
     assert [t.rstrip(" ✓") for t in texts] == ["same", "cover"]
-    assert page.locator("#rule-options select[data-option='draw_protection']").count() == 0
+    draw = page.locator("#rule-options select[data-option='draw_protection'] option")
+    assert [t.rstrip(" ✓") for t in draw.all_text_contents()] == ["none", "no-format"]
     page.select_option("#create-preset", "gunzi")
     page.wait_for_selector("#rule-options select[data-option='tribute_rule']", state="attached")
     assert page.locator(sel).count() == 0

@@ -24,6 +24,7 @@ class Policy:
     break_longer: bool = True  # [I-25] a longer held tractor supplies a shorter one
     short_tractor: str = "tractor"  # [I-26] 'tractor' | 'pairs'
     protect_longer: bool = False  # [I-27] a held triple is not drawn for pairs
+    format_draw: bool = True  # [I-27] False ('no-format'): following asks only the suit class
     trump_structure: str = "same"  # [I-20] 'same' | 'cover' | 'cover-triples'
     throw_compare: str = "highest-unit"  # [I-21] 'highest-unit' | 'every-unit' | 'highest-card'
 
@@ -40,6 +41,7 @@ def policy_of(rules: Ruleset) -> Policy:
         break_longer=rules.break_longer_tractor,
         short_tractor=rules.short_tractor_follow,
         protect_longer=rules.draw_protection == "longer-tuples",
+        format_draw=rules.draw_protection != "no-format",
         trump_structure=rules.trump_structure,
         throw_compare=rules.throw_compare,
     )

@@ -74,7 +74,8 @@ segment is exactly as long as the lead tractor; [I-27] ``protect_longer``: only 
 exactly s copies in the evaluated multiset give s-sized structure (a triple gives no
 pair). The budgeted search ignores these two (an upper bound), and a play is legal when
 its vector is at least the holding's in each component (Rule F's equality at the
-default: no play exceeds its holding there). [I-20] 'cover':
+default: no play exceeds its holding there). [I-27] without ``format_draw``
+('no-format') no shape is owed, only the led class (as a lead without pairs). [I-20] 'cover':
 a play shows, per lead unit in order, the top of the run of its own units covering it (a
 pair by a pair, a tractor by as many consecutive pairs, a single by any card left;
 'cover-triples': a triple may give a pair), the lexicographically best arrangement, or
@@ -752,7 +753,7 @@ def follow_error(
     if in_cls < n:
         cards = [c for c in inf.ids for _ in range(hand[c])]
         return f"must follow {name}: holds {_names(cards, order)}"
-    if req.trivial:
+    if req.trivial or not pol.format_draw:
         return None
     got = _value(req, inf, [cnt.get(c, 0) for c in inf.ids], pol, hold)
     want = _value(req, inf, hold, pol)
@@ -802,7 +803,7 @@ def legal_follows(
         for sub in _submultisets(others, n - held):
             yield tuple(sorted(fixed + sub))
         return
-    if req.trivial:
+    if req.trivial or not pol.format_draw:
         items = [(c, hand[c]) for c in inf.ids if hand[c] > 0]
         for sub in _submultisets(items, n):
             yield tuple(sorted(sub))
@@ -869,7 +870,7 @@ def random_follow(
             raise ValueError(f"a hand of {held + len(others)} cards cannot follow {n}")
         return tuple(sorted(fixed + rng.sample(others, n - held)))
     core: list[int] = []
-    if not req.trivial:
+    if not req.trivial and pol.format_draw:
         core = _matching(req, inf, hold, rng, pol)[1].cards()
     rest = {c: hand[c] for c in inf.ids}
     for c in core:

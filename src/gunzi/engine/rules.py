@@ -71,7 +71,8 @@ OPTIONS: dict[str, Option] = {
                "Others bury jokers starting from the dealer's 下家, or from its 上家 backwards."),
         Option("round_end_score", ("with-kitty", "tricks-only"), "A10 [I-19]",
                "The 300-point round end counts the doubled kitty, or trick points only."),
-        Option("kitty_multiplier", ("doubling", "linear", "two", "unit-size", "power"), "A8/B",
+        Option("kitty_multiplier", ("doubling", "linear", "two", "unit-size", "power"),
+               "A8/B [I-31]",
                "Kitty capture multiplier: classic 'doubling'/'linear', or ×2 × the cards of "
                "the winning play's largest unit ('unit-size'), or 2 ** those cards ('power'); "
                "打滚子 always ×2 ('two')."),
@@ -95,9 +96,10 @@ OPTIONS: dict[str, Option] = {
         _variant("short_tractor_follow", ("tractor", "pairs"), "B [I-26]",
                  "A follower without a tractor as long as the lead's must play a shorter one "
                  "('tractor'), or only as many pairs as it can, from any ranks ('pairs')."),
-        _variant("draw_protection", ("none", "longer-tuples"), "B [I-27]",
-                 "Trick draw policy: a held triple must be split to follow pairs ('none'), or a "
-                 "longer tuple is never drawn to follow a shorter one ('longer-tuples')."),
+        _variant("draw_protection", ("none", "longer-tuples", "no-format"), "B [I-27]",
+                 "Trick draw policy: a held triple must be split to follow pairs ('none'), a "
+                 "longer tuple is never drawn to follow a shorter one ('longer-tuples'), or no "
+                 "shape is owed, only the led suit class ('no-format')."),
         _variant("throw_penalty", ("ladder", "none", "points-5", "points-10", "points-20",
                                    "points-30", "points-40"), "B [I-28]",
                  "A failed throw costs the thrower 1 ladder point, nothing, or that many card "
@@ -256,6 +258,14 @@ def _check_classic_variants(rules: Ruleset) -> None:
     """Refuse classic variants that would change nothing, so no table names a dead option;
     each message names the option and the values this number of decks can play."""
     decks = rules.decks
+    if decks == 1:
+        protected = ("break_longer_tractor", "short_tractor_follow", "tractor_min_length",
+                     "trump_structure", "draw_protection")
+        changed = [k for k in protected if getattr(rules, k) != OPTIONS[k].values[0]]
+        if changed:
+            raise InvalidRulesError(
+                f"{', '.join(changed)}: one deck has no pairs, so no tractors or shapes to vary; "
+                f"with 1 deck only {_defaults(changed)}")
     if decks < 3:
         if not rules.triple_tractors:
             raise InvalidRulesError("triple_tractors: triples exist only with 3 decks; with "
@@ -263,18 +273,10 @@ def _check_classic_variants(rules: Ruleset) -> None:
         if rules.trump_structure == "cover-triples":
             raise InvalidRulesError("trump_structure 'cover-triples': triples exist only "
                                     f"with 3 decks; with {decks} use 'same' or 'cover'")
-        if rules.draw_protection != "none":
-            raise InvalidRulesError("draw_protection: with fewer than 3 decks no tuple is "
-                                    f"longer than a pair; it stays "
-                                    f"{_defaults(['draw_protection'])}")
-    if decks == 1:
-        protected = ("break_longer_tractor", "short_tractor_follow", "tractor_min_length",
-                     "trump_structure")
-        changed = [k for k in protected if getattr(rules, k) != OPTIONS[k].values[0]]
-        if changed:
-            raise InvalidRulesError(
-                f"{', '.join(changed)}: one deck has no pairs, so no tractors to vary; with "
-                f"1 deck only {_defaults(changed)}")
+        if rules.draw_protection == "longer-tuples":
+            raise InvalidRulesError("draw_protection 'longer-tuples': with fewer than 3 decks "
+                                    "no tuple is longer than a pair; use 'none' or "
+                                    "'no-format'")
 
 
 def _classic(decks: int) -> dict[str, Any]:
