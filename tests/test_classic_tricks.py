@@ -293,8 +293,9 @@ class TestThrows:
         assert failed_throw(lead, [hand("3S 3S 4S 4S")], L5H) is None
 
     def test_B_blocker_is_the_first_seat_that_beats_with_its_lowest_beating_unit(self) -> None:
-        """The banner of a failed throw names who stops it and with what (RULES.md B, Rule L):
-        for the forced 9S, 10S of the first hand beats it (JS of the second is not asked)."""
+        """The banner of a failed throw names who stops it and with what (docs/rules.md B,
+        classic_tricks' Rule L): for the forced 9S, 10S of the first hand beats it (JS of the
+        second is not asked)."""
         lead = shape("QS QS 9S", L5H)
         others = [hand("3S 10S KS"), hand("JS"), hand("")]
         part = failed_throw(lead, others, L5H)

@@ -149,6 +149,38 @@ def test_inconsistent_positions_are_rejected() -> None:
                       points=[m.points[0] + 5, m.points[1]])
 
 
+def test_seats_levels_trump_and_the_trick_chain_are_checked() -> None:
+    """Out-of-range seats, levels, trump suit or card numbers, and tricks not led by the
+    previous winner, are refused even for a partial position; check=False skips them."""
+    m = _to_play("gunzi", 5, 4, 2)
+    assert m.dealer is not None and len(m.tricks) >= 2
+    base = {"dealer": m.dealer, "levels": m.levels, "trump": m.trump, "hands": m.hands,
+            "kitty": m.kitty, "leader": m.leader, "trick": m.trick,
+            "tricks_done": m.tricks, "points": m.points}
+    assert play_position(m.rules, **base).to_act == m.to_act  # type: ignore[arg-type]
+    other = (m.tricks[-1]["winner"] + 1) % 4
+    relinked = [dict(t) for t in m.tricks]
+    relinked[1]["leader"] = (relinked[0]["winner"] + 1) % 4
+    bad_kitty = [*m.kitty[:-1], NUM_TYPES]
+    for change, message in (
+        ({"dealer": 4}, "dealer is seat 4"),
+        ({"leader": -1}, "leader is seat -1"),
+        ({"levels": (2, 14)}, "team levels"),
+        ({"level": 13}, "hand's level"),
+        ({"trump": 4}, "trump suit 4"),
+        ({"hands": m.hands[:3]}, "3 hands"),
+        ({"kitty": bad_kitty}, "not a card"),
+        ({"tricks_done": relinked}, "trick 2 must be led by seat"),
+        ({"leader": other, "trick": []}, "led by seat"),
+    ):
+        for partial in (False, True):
+            with pytest.raises(IllegalActionError, match=message):
+                play_position(m.rules, **{**base, **change},  # type: ignore[arg-type]
+                              partial=partial)
+    play_position(m.rules, **{**base, "leader": other, "trick": []},  # type: ignore[arg-type]
+                  check=False)
+
+
 def test_a_partial_position_skips_only_the_card_count() -> None:
     """A few cards for a puzzle: accepted as partial, refused otherwise; a partial position
     must still have its seats in turn and hand sizes that fit the trick."""

@@ -72,3 +72,14 @@ def test_b_variants_hold_the_classic_house_rules() -> None:
         assert "rules-classic-variants.md" in section
         found = {int(n) for n in re.findall(r"\*\*\[I-(\d+)\]", section)}
         assert found == set(range(23, 31))
+
+
+def test_citations_point_at_the_projects_own_document() -> None:
+    """Code, tests and scripts cite docs/rules.md, never the RULES.md outside the checkout."""
+    root = rulebook.REPO_DOCS.parent
+    outside = re.compile(r"(?<![\w/])RULES\.md")
+    cited = [str(p.relative_to(root)) for d in ("src", "tests", "scripts")
+             for p in sorted((root / d).rglob("*")) if p.suffix in (".py", ".js", ".md")
+             and p.name != "test_rules_doc.py"
+             and outside.search(p.read_text(encoding="utf-8"))]
+    assert cited == []

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -24,7 +25,7 @@ from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.settings import Settings
 
-from .util import cookie_guest, hall_settings
+from .util import cookie_guest, failing_commit, hall_settings
 
 
 def recv(ws: Any, kinds: tuple[str, ...] | str) -> dict[str, Any]:
@@ -96,6 +97,17 @@ def play_until(m: Mirror, seat: int, stop: int | None = None, prefix: str = "a")
             assert ack["ok"], ack
         else:
             m.recv(("events", "snapshot"))
+
+
+def seat_0_after(ws: Any, moves: int) -> Mirror:
+    """Say hello as seat 0 of a quoridor-2 game, make ``moves`` moves, wait for the next turn."""
+    me = Mirror(ws, "quoridor-2")
+    ws.send_json({"t": "hello"})
+    me.recv("snapshot")
+    play_until(me, 0, stop=moves)
+    while me.game.to_act != 0:
+        me.recv(("events", "snapshot"))
+    return me
 
 
 def test_quickplay_two_players_to_the_end_with_a_spectator(tmp_path: Path) -> None:
@@ -178,12 +190,7 @@ def test_restart_resumes_the_game_where_it_was(tmp_path: Path) -> None:
         t = c1.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "rule"},
                     headers=alice).json()
         with c1.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
-            me = Mirror(ws, "quoridor-2")
-            ws.send_json({"t": "hello"})
-            me.recv("snapshot")
-            play_until(me, 0, stop=3)
-            while me.game.to_move != 0:
-                me.recv(("events", "snapshot"))
+            me = seat_0_after(ws, 3)
             before = me.last
     with TestClient(create_app(settings)) as c2:
         info = c2.get(f"/api/board/tables/{t['id']}").json()
@@ -197,6 +204,30 @@ def test_restart_resumes_the_game_where_it_was(tmp_path: Path) -> None:
             assert f["view"] == before["view"]
             play_until(me, 0, stop=2, prefix="b")
             assert me.game.turns >= 9
+
+
+def test_a_failed_commit_is_not_acked_and_the_game_is_rebuilt_like_a_card_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same recovery as the card tables (tests/server/test_persistence.py): the game is
+    rebuilt from the database, every socket gets a snapshot, the ack says server_error,
+    and the same move then goes through."""
+    fail = failing_commit(monkeypatch)
+    with TestClient(create_app(hall_settings(tmp_path / "data"))) as c:
+        alice = cookie_guest(c)
+        t = c.post("/api/board/quickplay", json={"preset": "quoridor-2", "bot": "rule"},
+                   headers=alice).json()
+        with c.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
+            me = seat_0_after(ws, 2)
+            before = me.last
+            action = as_payload(RuleBot().choose(me.game, 0, random.Random(0)))
+            fail["next"] = True
+            ws.send_json({"t": "act", "id": "f1", "action": action})
+            snap = me.recv("snapshot")  # the game was rebuilt from the database
+            ack = me.recv("ack")
+            assert ack["ok"] is False and ack["error"]["code"] == "server_error"
+            assert snap["seq"] == before["seq"] == ack["seq"]
+            assert snap["view"] == before["view"]
+            assert me.act("f2", action)["ok"] is True
 
 
 def test_socket_guards_and_away_player_is_played_by_the_bot(tmp_path: Path) -> None:

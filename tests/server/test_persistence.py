@@ -15,7 +15,7 @@ from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.settings import Settings
 
-from .util import cookie_guest, hall_settings, pg_schema, recv
+from .util import cookie_guest, failing_commit, hall_settings, pg_schema, recv
 
 
 def _play(ws: Any, decisions: int, prefix: str) -> dict[str, Any]:
@@ -79,16 +79,7 @@ def test_restart_resumes_the_table_where_it_was(tmp_path: Path) -> None:
 def test_failed_commit_is_not_acked_and_the_table_recovers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = hall_settings(tmp_path / "data")
-    real = db.commit_action
-    fail = {"next": False}
-
-    def flaky(*args: Any) -> None:
-        if fail["next"]:
-            fail["next"] = False
-            raise RuntimeError("disk full")
-        real(*args)
-
-    monkeypatch.setattr(db, "commit_action", flaky)
+    fail = failing_commit(monkeypatch)
     with TestClient(create_app(settings)) as c:
         alice = cookie_guest(c)
         t = c.post("/api/quickplay", json={"preset": "classic-1"}, headers=alice).json()

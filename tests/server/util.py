@@ -44,6 +44,23 @@ def hall_settings(data_dir: Path, **changes: Any) -> Settings:
     return base.replace(**changes)
 
 
+def failing_commit(monkeypatch: Any) -> dict[str, bool]:
+    """Make the next commit fail once ``fail["next"]`` is set (``fail`` is returned)."""
+    from gunzi.server import db
+
+    real = db.commit_action
+    fail = {"next": False}
+
+    def flaky(*args: Any) -> None:
+        if fail["next"]:
+            fail["next"] = False
+            raise RuntimeError("disk full")
+        real(*args)
+
+    monkeypatch.setattr(db, "commit_action", flaky)
+    return fail
+
+
 def guest(client: TestClient | httpx.Client) -> dict[str, Any]:
     """Sign the client in as a new guest (its cookie jar keeps the session)."""
     r = client.post("/api/auth/guest")

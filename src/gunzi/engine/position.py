@@ -13,7 +13,8 @@ of setting a match's attributes): the match is made by the public constructor, t
 hand is set to what the caller gives. It validates what it is given: cards conserved
 (every card of the pack exactly ``decks`` times among hands, kitty, finished tricks and
 the trick in progress) unless the caller says the position is ``partial``, and always
-seats in turn, trick sizes, points adding up and hand sizes fitting the trick. A test
+seats, levels and the trump suit in range, seats in turn, each trick led by the last
+one's winner, trick sizes, points adding up and hand sizes fitting the trick. A test
 checks that a position copied from a real match plays out to the same result.
 """
 
@@ -37,6 +38,35 @@ def _fail(message: str) -> IllegalActionError:
     return IllegalActionError(f"inconsistent position: {message}", "position")
 
 
+def _check_setup(dealer: int, leader: int, levels: Sequence[int], level: int | None,
+                 trump: int, hands: Sequence[Sequence[int]]) -> None:
+    """Seats, levels and the trump suit in range, four hands."""
+    for what, seat in (("dealer", dealer), ("leader", leader)):
+        if seat not in range(4):
+            raise _fail(f"the {what} is seat {seat}, not one of 0-3")
+    if any(x not in range(14) for x in levels):  # 13: a team past the last level
+        raise _fail(f"team levels {list(levels)} are not ranks")
+    if level is not None and level not in range(13):
+        raise _fail(f"the hand's level {level} is not a rank")
+    if trump not in range(-1, 4):
+        raise _fail(f"trump suit {trump} is not a suit (or -1 for none)")
+    if len(hands) != 4:
+        raise _fail(f"{len(hands)} hands, not four")
+
+
+def _check_tricks(leader: int, tricks_done: Sequence[Mapping[str, Any]]) -> None:
+    """Each finished trick led by the previous one's winner, the current one by the last."""
+    for i, t in enumerate(tricks_done):
+        if t["leader"] not in range(4) or t["winner"] not in range(4):
+            raise _fail(f"finished trick {i + 1} names a seat outside 0-3")
+        if i and t["leader"] != tricks_done[i - 1]["winner"]:
+            raise _fail(f"finished trick {i + 1} must be led by seat "
+                        f"{tricks_done[i - 1]['winner']}, the previous trick's winner")
+    if tricks_done and leader != tricks_done[-1]["winner"]:
+        raise _fail(f"the current trick must be led by seat {tricks_done[-1]['winner']}, "
+                    "the last trick's winner")
+
+
 def _check(
     rules: Ruleset,
     hands: Sequence[Sequence[int]],
@@ -49,6 +79,12 @@ def _check(
 ) -> None:
     """Seats in turn, trick sizes consistent, points adding up; unless ``partial`` also
     cards conserved and the kitty's size."""
+    _check_tricks(leader, tricks_done)
+    won = [c for t in tricks_done for p in t["plays"] for c in p]
+    for what, cards in (("the kitty", kitty), ("the tricks", won),
+                        ("the current trick", [c for _, p in trick for c in p])):
+        if any(c not in range(NUM_TYPES) for c in cards):
+            raise _fail(f"{what} hold a number that is not a card")
     total = [0] * NUM_TYPES
     for h in hands:
         if len(h) != NUM_TYPES or any(k < 0 for k in h):
@@ -143,6 +179,7 @@ def play_position(
     """
     play_list = [(s, tuple(p)) for s, p in trick]
     if check:
+        _check_setup(dealer, leader, levels, level, trump, hands)
         _check(rules, hands, kitty, leader, play_list, tricks_done, points, partial)
     if len(levels) != 2:
         raise _fail(f"two team levels, not {list(levels)}")

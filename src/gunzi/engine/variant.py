@@ -8,7 +8,7 @@ and their failure), who wins a trick, the legal plays and their errors, the clau
 that governs play, the hand-end scoring and the outcome so far. No other module of
 the engine branches on the game. A third card game of the family is a third subclass.
 
-The rule options inside a game (RULES.md [I-n]) stay in the ruleset and in the trick
+The rule options inside a game (docs/rules.md [I-n]) stay in the ruleset and in the trick
 modules; this object only says which game's rule modules apply.
 """
 

@@ -4,9 +4,12 @@ They live beside the card tables (:mod:`gunzi.server.tables`), share their seats
 presence and hall logic (:mod:`gunzi.server.presence`, :mod:`gunzi.server.halls`) and use
 the same database tables (``game_tables`` with preset ``quoridor-2``/``quoridor-4`` and
 the rules as JSON, ``seats``, ``actions``, ``events``). As at the card tables, each table
-has one ``asyncio.Lock`` and an accepted action goes validate → apply → **commit** (the
-action and its events in one transaction) → frames → ack; a failed commit puts the game
-back. A restarted server rebuilds every live table by replaying its stored actions.
+has one ``asyncio.Lock`` and an accepted action takes the card tables' one path
+(:meth:`gunzi.server.presence.SeatedTable._act`: duplicate ids, stale views, refusal
+codes) and goes validate → apply → **commit** (the action and its events in one
+transaction) → frames → ack; a failed commit rebuilds the game from the database and
+resyncs every socket, as at a card table. A restarted server rebuilds every live table
+by replaying its stored actions.
 
 Quoridor has no hidden information, so every seat and every spectator gets the same
 events, numbered by one sequence (event ``k`` of the game has ``seq`` k), and the same
@@ -20,7 +23,6 @@ Ladder: the action that ends a game carries its :class:`LadderResult` (game key
 from __future__ import annotations
 
 import asyncio
-import copy
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +30,7 @@ import structlog
 from sqlalchemy import ColumnElement
 
 from gunzi.engine.errors import GunziError, MalformedActionError
+from gunzi.ladder.own_play import OwnPlay
 from gunzi.ladder.points import QUORIDOR, quoridor_points
 from gunzi.ladder.result import LadderResult, solo
 from gunzi.quoridor import records
@@ -37,7 +40,14 @@ from gunzi.quoridor.rules import PRESETS, QuoridorRules, from_options, preset
 from gunzi.server import db
 from gunzi.server.auth import Principal
 from gunzi.server.halls import BaseHall, Loaded, check_replay, mark_started
-from gunzi.server.presence import Conn, SeatedTable, SeatState, TableError, where
+from gunzi.server.presence import (
+    CommitError,
+    Conn,
+    SeatedTable,
+    SeatState,
+    TableError,
+    where,
+)
 from gunzi.server.protocol import dumps
 
 if TYPE_CHECKING:
@@ -96,14 +106,14 @@ class BoardTable(SeatedTable):
 
     def view(self) -> dict[str, Any]:
         """The one view everybody gets (no hidden information); ``legal`` for the mover."""
-        seat = self.game.to_move
+        seat = self.game.to_act
         return self.game.view(seat if seat is not None else 0)
 
     def _frame_events(self, start: int) -> dict[str, Any]:
         evs = [{**e.to_dict(), "seq": i + 1}
                for i, e in enumerate(self.game.events[start:], start=start)]
         return {"t": "events", "seq": len(self.game.events), "events": evs,
-                "to_move": self.game.to_move, "view": self.view()}
+                "to_move": self.game.to_act, "view": self.view()}
 
     def _welcome(self, conn: Conn) -> dict[str, Any]:
         return {"t": "welcome", "table": self.info(), "seat": conn.seat, "you": conn.name,
@@ -114,7 +124,7 @@ class BoardTable(SeatedTable):
         if last_seq is None or last_seq > total:
             conn.send(dumps({"t": "snapshot", "seq": total, "view": self.view(),
                              "events": [e.to_dict() for e in self.game.events],
-                             "to_move": self.game.to_move, "status": self.status}))
+                             "to_move": self.game.to_act, "status": self.status}))
         else:
             conn.send(dumps({**self._frame_events(last_seq), "resync": True}))
 
@@ -134,66 +144,31 @@ class BoardTable(SeatedTable):
                 for s in self.seats]
 
     # ------------------------------------------------------------- acting
-    async def act(self, conn: Conn, cid: str, payload: dict[str, Any],
-                  client_seq: int | None) -> None:
-        """A decision from a socket; the ack (or the refusal) goes to that socket."""
-        async with self.lock:
-            conn.send(dumps(await self._act(conn, cid, payload, client_seq)))
+    # (the acting path is SeatedTable._act; these are its board parts)
+    action_types = frozenset(ACTION_TYPES)
+    action_keys = ACTION_KEYS
+    action_shape = "an action is {type: move, to: 'e2'}, {type: wall, wall: 'e3h'} or {type: pass}"
 
-    async def _act(self, conn: Conn, cid: str, payload: dict[str, Any],
-                   client_seq: int | None) -> dict[str, Any]:
-        seq = len(self.game.events)
+    def _seq_of(self, seat: int | None) -> int:
+        return len(self.game.events)  # one numbering for everybody: nothing is hidden
 
-        def refuse(code: str, message: str, rule: str = "") -> dict[str, Any]:
-            self.hall.metrics.rejected.labels(code).inc()
-            err = {"code": code, "message": message[:300]}
-            if rule:
-                err["rule"] = rule
-            return {"t": "ack", "id": cid, "ok": False, "seq": seq, "error": err}
+    def _seq_at(self, seat: int | None, v_end: int) -> int:
+        return v_end
 
-        done = self.cid_index.get((conn.user_id, cid))
-        if done is not None:
-            return {"t": "ack", "id": cid, "ok": True, "dup": True, "seq": done}
-        seat = conn.seat
-        if self.status != "playing":
-            return refuse("not_playing", "the table is not playing")
-        if seat is None or self.seats[seat].user_id != conn.user_id:
-            return refuse("not_seated", "spectators cannot act")
-        if client_seq is not None and client_seq != seq:
-            return refuse("stale", "your view is out of date: resync and decide again")
-        if payload.get("type") not in ACTION_TYPES or not set(payload) <= ACTION_KEYS:
-            return refuse("malformed", "an action is {type: move, to: 'e2'}, {type: wall, "
-                          "wall: 'e3h'} or {type: pass}")
-        if payload.get("seat", seat) != seat:
-            return refuse("not_your_seat", "you can only act for your own seat")
-        try:
-            action = action_from(payload, seat)
-        except GunziError as exc:
-            return refuse("malformed", str(exc))
-        try:
-            await self._apply(action, "player", conn.user_id, cid)
-        except GunziError as exc:
-            code = type(exc).__name__.removesuffix("Error").lower()
-            return refuse("out_of_turn" if code == "outofturn" else "illegal", str(exc),
-                          getattr(exc, "rule", ""))
-        except _CommitFailed:
-            return refuse("server_error", "the move could not be saved; try again")
-        return {"t": "ack", "id": cid, "ok": True, "seq": len(self.game.events)}
+    def _action_from(self, payload: dict[str, Any], seat: int) -> Action:
+        return action_from(payload, seat)
 
     async def _apply(self, action: Action, source: str, user_id: int | None = None,
                      cid: str | None = None) -> None:
-        """Validate and apply, commit, then broadcast (raises GunziError when illegal)."""
-        before, own = self.game.clone(), copy.deepcopy(self.own)
-        start = len(before.events)
+        """Validate and apply, commit, then broadcast. Raises GunziError (nothing changed)
+        or CommitError (the game was rebuilt from the database)."""
+        start = len(self.game.events)
         self.game.apply(action)  # raises on an illegal action, changing nothing
         self.own.decided(action.seat, source)
         try:
             ladder = await self._commit(action, source, user_id, cid, start)
         except Exception as exc:
-            self.game, self.own = before, own
-            log.error("board_commit_failed", table=self.id, **where(exc))
-            self.retry_at = time.monotonic() + 1.0
-            raise _CommitFailed from exc
+            raise await self._commit_failed(exc) from exc
         self.n_actions += 1
         if cid is not None:
             self.cid_index[(user_id, cid)] = len(self.game.events)
@@ -241,8 +216,8 @@ class BoardTable(SeatedTable):
     # ------------------------------------------------------------- bots
     def _schedule(self) -> None:
         self._cancel_timer()
-        seat = self.game.to_move
-        if self.status != "playing" or seat is None:
+        seat = self.game.to_act
+        if self.status != "playing" or self.broken or seat is None:
             return
         s = self.seats[seat]
         if s.bot is None and not s.auto:
@@ -260,15 +235,16 @@ class BoardTable(SeatedTable):
 
     async def _bot_turn(self, key: int) -> None:
         async with self.lock:
-            seat = self.game.to_move
-            if self.status != "playing" or seat is None or len(self.game.events) != key:
+            seat = self.game.to_act
+            if self.status != "playing" or self.broken or seat is None \
+                    or len(self.game.events) != key:
                 return
             game = self.game.clone()
             try:
                 action = await asyncio.to_thread(self._bot(seat).choose, game, seat, self.rng)
                 await self._apply(action, "bot" if self.seats[seat].bot else "auto")
-            except _CommitFailed:
-                self._schedule()
+            except CommitError:
+                pass  # rebuilt from the database, which scheduled the next step
             except Exception as exc:
                 log.error("board_bot_failed", table=self.id, seat=seat, **where(exc))
                 self.retry_at = time.monotonic() + 1.0
@@ -280,8 +256,15 @@ class BoardTable(SeatedTable):
             raise TableError(404, "no_record", "the table has not started")
         return records.dumps(self.game, self._seat_names(), {"table": self.id})
 
+    def _replay(self, rows: list[db.ActionRow]) -> None:
+        """Start the game again and replay its stored actions (after a refused commit)."""
+        self.game = QuoridorGame(self.rules)
+        self.own = OwnPlay(len(self.seats))
+        self.cid_index = {}
+        self.replay(rows)
+
     def replay(self, actions: list[db.ActionRow]) -> None:
-        """Rebuild the game from its stored actions (each row holds its event)."""
+        """Replay the stored actions onto the game (each row holds its event)."""
         for row in actions:
             action = records.action_of(dict(row.data))
             if action is None:
@@ -291,10 +274,6 @@ class BoardTable(SeatedTable):
             if row.cid is not None:
                 self.cid_index[(row.user_id, row.cid)] = len(self.game.events)
         self.n_actions = len(actions)
-
-
-class _CommitFailed(Exception):
-    """The database refused a commit; the game was put back as it was."""
 
 
 # ---------------------------------------------------------------------------- hall

@@ -8,6 +8,14 @@ and the ladder titles shown beside the names.
 ``info``, ``_welcome`` and ``_sync`` frames, and ``_schedule``/``_cancel_timer`` for the
 table's next automatic step. Everything here runs under the table's lock, as the
 subclasses' game code does.
+
+A player's action takes one path at every table (:meth:`SeatedTable._act`): duplicate
+ids, the table's state, the seat, a stale view, the action's shape, then the game's
+``_apply`` (validate, apply, commit, frames); a refused commit raises :class:`CommitError`
+after :meth:`SeatedTable._reload` has rebuilt the game from the database and resynced
+every socket, so nothing unsaved is ever acknowledged or kept. A subclass supplies only
+what differs by game: how a payload reads as an action, the sequence number a recipient
+is at, and the details of an illegal action's refusal.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import structlog
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
 from gunzi.ladder.own_play import OwnPlay
 from gunzi.ladder.result import LadderResult, bot_key, user_key
 from gunzi.ladder.titles import title_for
@@ -40,6 +49,10 @@ log = structlog.get_logger("gunzi.tables")
 
 LIVE = ("open", "playing")
 RETIRE_AFTER = 300.0  # a finished table with nobody connected leaves memory after this
+
+
+class CommitError(Exception):
+    """The database refused a commit; the table was rebuilt from what it holds."""
 
 
 def where(exc: BaseException) -> dict[str, str]:
@@ -151,6 +164,7 @@ class SeatedTable:
         self.idle_since: float | None = None  # monotonic: when the last socket left
         self.retry_at = 0.0  # automatic steps wait until then after a failure
         self.own = OwnPlay(len(seats))  # who made their own decisions (ladder, clock)
+        self.broken: str | None = None  # why the table cannot go on (a failed reload)
 
     # ------------------------------------------------------- the game's part
     def info(self) -> dict[str, Any]:
@@ -172,14 +186,130 @@ class SeatedTable:
         """Start the game once every seat is filled (``who`` None: the server)."""
         raise NotImplementedError
 
-    async def act(self, conn: Conn, cid: str, payload: dict[str, Any],
-                  client_seq: int | None) -> None:
-        """A decision from a socket; the ack (or the refusal) is queued on that socket."""
-        raise NotImplementedError
-
     def record(self) -> str:
         """The table's record (JSON Lines); TableError 404 before it has one."""
         raise NotImplementedError
+
+    # The shape of a player's action (docs/protocol.md): its types, keys, and the text a
+    # malformed one is refused with.
+    action_types: ClassVar[frozenset[str]] = frozenset()
+    action_keys: ClassVar[frozenset[str]] = frozenset()
+    action_shape: ClassVar[str] = ""
+
+    def _has_game(self) -> bool:
+        """Whether the game exists (a card table has none before its start)."""
+        return True
+
+    def _seq_of(self, seat: int | None) -> int:
+        """The last event number ``seat`` (None: a spectator) has been sent."""
+        raise NotImplementedError
+
+    def _seq_at(self, seat: int | None, v_end: int) -> int:
+        """The event number ``seat`` was at when the game had ``v_end`` events."""
+        raise NotImplementedError
+
+    def _action_from(self, payload: dict[str, Any], seat: int) -> Any:
+        """The engine's action for a checked payload; GunziError if it cannot be one."""
+        raise NotImplementedError
+
+    def _illegal_detail(self, seat: int, exc: IllegalActionError) -> dict[str, Any]:
+        """More fields for an illegal action's refusal (a hint of what is legal)."""
+        return {}
+
+    async def _apply(self, action: Any, source: str, user_id: int | None = None,
+                     cid: str | None = None) -> object:
+        """Validate, apply, commit, broadcast. Raises GunziError (nothing changed) or
+        CommitError (the game was rebuilt from the database by :meth:`_commit_failed`)."""
+        raise NotImplementedError
+
+    def _replay(self, rows: list[db.ActionRow]) -> None:
+        """Rebuild the game from scratch out of its stored actions."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ acting
+    async def act(self, conn: Conn, cid: str, payload: dict[str, Any],
+                  client_seq: int | None) -> None:
+        """A decision from a socket; the ack (or the refusal) is queued on that socket."""
+        async with self.lock:
+            conn.send(dumps(await self._act(conn, cid, payload, client_seq)))
+
+    async def _act(self, conn: Conn, cid: str, payload: dict[str, Any],
+                   client_seq: int | None) -> dict[str, Any]:
+        """The one path of a player's action, whatever the game (refusal codes:
+        docs/protocol.md)."""
+        seat = conn.seat
+
+        def refuse(code: str, message: str, rule: str = "",
+                   **more: Any) -> dict[str, Any]:
+            self.hall.metrics.rejected.labels(code).inc()
+            log.info("action_refused", table=self.id, seat=seat, reason=code, rule=rule)
+            err: dict[str, Any] = {"code": code, "message": message, **more}
+            if rule:
+                err["rule"] = rule
+            return {"t": "ack", "id": cid, "ok": False, "seq": self._seq_of(seat),
+                    "error": err}
+
+        done = self.cid_index.get((conn.user_id, cid))
+        if done is not None:
+            self.hall.metrics.duplicates.inc()
+            return {"t": "ack", "id": cid, "ok": True, "dup": True,
+                    "seq": self._seq_at(seat, done)}
+        if not self._has_game() or self.status != "playing" or self.broken:
+            return refuse("not_playing", "the table is not playing")
+        if seat is None or self.seats[seat].user_id != conn.user_id:
+            return refuse("not_seated", "spectators cannot act")
+        if client_seq is not None and client_seq != self._seq_of(seat):
+            return refuse("stale", "your view is out of date: resync and decide again")
+        if payload.get("type") not in self.action_types or not set(payload) <= self.action_keys:
+            return refuse("malformed", self.action_shape)
+        if payload.get("seat", seat) != seat:
+            return refuse("not_your_seat", "you can only act for your own seat")
+        try:
+            action = self._action_from(payload, seat)
+        except (GunziError, TypeError, ValueError) as exc:
+            return refuse("malformed", str(exc)[:300])
+        if self.seats[seat].auto:
+            self.seats[seat].auto = False  # the player is back: 托管 ends
+            self.seats[seat].auto_reason = None
+            self.own.reset_timeouts(seat)
+            self._publish_table()
+        try:
+            await self._apply(action, "player", conn.user_id, cid)
+        except OutOfTurnError as exc:
+            # The engine never names the seat being asked to declare (tests/test_errors.py).
+            return refuse("out_of_turn", str(exc)[:300], exc.rule)
+        except IllegalActionError as exc:
+            return refuse("illegal", str(exc)[:500], exc.rule,
+                          **self._illegal_detail(seat, exc))
+        except CommitError:
+            return refuse("server_error", "the action was not saved; please retry")
+        except GunziError as exc:
+            return refuse("malformed", str(exc)[:300])
+        return {"t": "ack", "id": cid, "ok": True, "dup": False, "seq": self._seq_of(seat)}
+
+    async def _commit_failed(self, exc: Exception) -> CommitError:
+        """After a refused commit: log it, back off the automatic steps, rebuild the game
+        from the database; the error for ``_apply`` to raise."""
+        log.error("commit_failed", table=self.id, error=type(exc).__name__)
+        self.retry_at = time.monotonic() + 1.0
+        await self._reload()
+        return CommitError()
+
+    async def _reload(self) -> None:
+        """Rebuild the game from the database and resync everyone (a table that cannot be
+        rebuilt is marked broken and its sockets closed)."""
+        try:
+            rows = await self.hall.store.run(db.load_actions, self.id)
+            self._replay(rows)
+        except Exception as exc:
+            log.error("reload_failed", table=self.id, **where(exc))
+            self.broken = "reload failed"
+            for c in list(self.conns):
+                c.close(1011, "table unavailable")
+            return
+        for c in list(self.conns):
+            self._sync(c, None)
+        self._schedule()
 
     def _cancel_timer(self) -> None:
         if self.timer is not None:

@@ -31,7 +31,7 @@ from gunzi.bots.base import Bot, observe
 from gunzi.engine import actions as A
 from gunzi.engine import records
 from gunzi.engine.actions import CHANCE, Action
-from gunzi.engine.errors import GunziError, IllegalActionError, OutOfTurnError
+from gunzi.engine.errors import GunziError, IllegalActionError
 from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
 from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
@@ -44,6 +44,7 @@ from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, ma
 from gunzi.server.limits import Throttle
 from gunzi.server.presence import (
     LIVE,
+    CommitError,
     Conn,
     SeatedTable,
     SeatState,
@@ -102,7 +103,6 @@ class Table(SeatedTable):
         self.chat: deque[dict[str, Any]] = deque(maxlen=self.settings.chat_history)
         self.chat_limit = Throttle(self.settings.chat_rate_messages,
                                    self.settings.chat_rate_window)
-        self.broken: str | None = None
 
     # ------------------------------------------------------------------ info
     def info(self) -> dict[str, Any]:
@@ -355,10 +355,7 @@ class Table(SeatedTable):
         try:
             await self.hall.store.commit(self.id, action_row, event_rows, table_row, ladder)
         except Exception as exc:
-            log.error("commit_failed", table=self.id, error=type(exc).__name__)
-            self.retry_at = time.monotonic() + 1.0
-            await self._reload()
-            raise CommitError from exc
+            raise await self._commit_failed(exc) from exc
         self.hall.metrics.commit_seconds.observe(time.perf_counter() - t0)
         self.n_actions = n
         if cid is not None:
@@ -401,21 +398,6 @@ class Table(SeatedTable):
         points = closed_points(m, table_ends=True)
         return None if points is None else self._ladder_result(points, self.own.counted())
 
-    async def _reload(self) -> None:
-        """Rebuild the match from the database (after a failed commit) and resync everyone."""
-        try:
-            rows = await self.hall.store.run(db.load_actions, self.id)
-            self._replay(rows)
-        except Exception as exc:
-            log.error("reload_failed", table=self.id, **where(exc))
-            self.broken = "reload failed"
-            for c in list(self.conns):
-                c.close(1011, "table unavailable")
-            return
-        for c in list(self.conns):
-            self._sync(c, None)
-        self._schedule()
-
     def _replay(self, rows: list[db.ActionRow]) -> None:
         assert self.header is not None
         m = records.start_match(self.header)
@@ -437,68 +419,24 @@ class Table(SeatedTable):
         self._count_seqs()
 
     # --------------------------------------------------------------- players
-    async def act(self, conn: Conn, cid: str, payload: dict[str, Any],
-                  client_seq: int | None) -> None:
-        """A decision from a socket; the ack (or refusal) is queued on that socket."""
-        async with self.lock:
-            ack = await self._act(conn, cid, payload, client_seq)
-            conn.send(dumps(ack))
+    # (the acting path is SeatedTable._act; these are its card parts)
+    action_types = frozenset(PLAYER_ACTIONS)
+    action_keys = ACTION_KEYS
+    action_shape = ("an action is {type, cards?, suit?, take?} with type one of "
+                    + ", ".join(sorted(PLAYER_ACTIONS)))
 
-    async def _act(self, conn: Conn, cid: str, payload: dict[str, Any],
-                   client_seq: int | None) -> dict[str, Any]:
-        seat = conn.seat
-        i = ridx(seat)
+    def _has_game(self) -> bool:
+        return self.match is not None
 
-        def refuse(code: str, message: str, rule: str = "",
-                   **more: Any) -> dict[str, Any]:
-            self.hall.metrics.rejected.labels(code).inc()
-            log.info("action_refused", table=self.id, seat=seat, reason=code, rule=rule)
-            err: dict[str, Any] = {"code": code, "message": message, **more}
-            if rule:
-                err["rule"] = rule
-            return {"t": "ack", "id": cid, "ok": False, "seq": self.seq[i], "error": err}
+    def _seq_of(self, seat: int | None) -> int:
+        return self.seq[ridx(seat)]
 
-        done = self.cid_index.get((conn.user_id, cid))
-        if done is not None:
-            self.hall.metrics.duplicates.inc()
-            return {"t": "ack", "id": cid, "ok": True, "dup": True,
-                    "seq": self._seq_at(seat, done)}
-        m = self.match
-        if m is None or self.status != "playing" or self.broken:
-            return refuse("not_playing", "the table is not playing")
-        if seat is None or self.seats[seat].user_id != conn.user_id:
-            return refuse("not_seated", "spectators cannot act")
-        if client_seq is not None and client_seq != self.seq[i]:
-            return refuse("stale", "your view is out of date: resync and decide again")
-        kind = payload.get("type")
-        if kind not in PLAYER_ACTIONS or not set(payload) <= ACTION_KEYS:
-            return refuse("malformed", "an action is {type, cards?, suit?, take?} with type "
-                          "one of " + ", ".join(sorted(PLAYER_ACTIONS)))
-        if payload.get("seat", seat) != seat:
-            return refuse("not_your_seat", "you can only act for your own seat")
-        try:
-            action = A.from_dict({**payload, "seat": seat})
-        except (GunziError, TypeError, ValueError) as exc:
-            return refuse("malformed", str(exc)[:300])
-        if self.seats[seat].auto:
-            self.seats[seat].auto = False  # the player is back: 托管 ends
-            self.seats[seat].auto_reason = None
-            self.own.reset_timeouts(seat)
-            self._publish_table()
-        try:
-            await self._apply(action, "player", conn.user_id, cid)
-        except OutOfTurnError as exc:
-            # The engine never names the seat being asked to declare (tests/test_errors.py).
-            return refuse("out_of_turn", str(exc)[:300], exc.rule)
-        except IllegalActionError as exc:
-            assert self.match is not None and seat is not None
-            return refuse("illegal", str(exc)[:500], exc.rule,
-                          **refusals.illegal(self.match, seat, str(exc), exc.rule))
-        except CommitError:
-            return refuse("server_error", "the action was not saved; please retry")
-        except GunziError as exc:
-            return refuse("malformed", str(exc)[:300])
-        return {"t": "ack", "id": cid, "ok": True, "dup": False, "seq": self.seq[i]}
+    def _action_from(self, payload: dict[str, Any], seat: int) -> Action:
+        return A.from_dict({**payload, "seat": seat})
+
+    def _illegal_detail(self, seat: int, exc: IllegalActionError) -> dict[str, Any]:
+        assert self.match is not None
+        return refusals.illegal(self.match, seat, str(exc), exc.rule)
 
     async def hint(self, seat: int | None) -> dict[str, Any]:
         """The bot's suggestion for the seat's current decision."""
@@ -605,10 +543,6 @@ class Table(SeatedTable):
         if m is None or self.header is None:
             raise TableError(404, "no_record", "the table has not started")
         return records.dumps(self.header, records.finished_events(m))
-
-
-class CommitError(Exception):
-    """The database refused a commit; the table was rebuilt from what it holds."""
 
 
 # ---------------------------------------------------------------------------- hall
