@@ -6,7 +6,9 @@ classes, which hold no state of a match) at every kind of decision, in 打滚子
 classic with 1-3 decks, fails on: the live match or any of its mutable parts, a random
 generator, an event (events carry secrets), another seat's hand (as counts or names),
 the kitty while the seat has not seen it, the undealt deck, the deal's seed, tribute
-cards the seat neither gave nor got, and any Match that holds more than one seat's cards.
+cards the seat neither gave nor got, and any engine state object at all: a Match or
+MatchState (even one redacted to the seat), or the legal actions or card-by-card builder
+that hold one.
 A peeking bot that searches the same graph finds nothing in a real Decision, and finds
 the other hands in a Decision built the old way (around the live match's legal actions),
 which shows the search would notice.
@@ -31,9 +33,11 @@ from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.errors import GunziError
 from gunzi.engine.events import Event
+from gunzi.engine.legal import LegalActions, Selection
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
-from gunzi.engine.view import knows_kitty, view
+from gunzi.engine.state import MatchState
+from gunzi.engine.view import knows_kitty, seat_position, view
 
 
 def _reachable(root: object) -> Iterator[object]:
@@ -90,7 +94,10 @@ def _leaks(decision: Decision, match: Match) -> list[str]:
             found.append("a random generator")
         elif isinstance(obj, Event):
             found.append(f"an event: {obj.type}")
-        elif isinstance(obj, Match):
+        elif isinstance(obj, (LegalActions, Selection)):
+            found.append(f"engine legal actions holding a match: {type(obj).__name__}")
+        if isinstance(obj, MatchState):
+            found.append(f"an engine state object: {type(obj).__name__}")
             others = [s for s in range(4) if s != seat and any(obj.hands[s])]
             if others or obj.deck or obj.events or obj.seed is not None:
                 found.append(f"a match holding hidden state (hands of {others})")
@@ -173,9 +180,31 @@ def test_the_walk_finds_the_live_match_in_an_old_style_decision() -> None:
     assert any("another seat's hand" in f for f in found)
 
 
+def test_the_walk_finds_a_redacted_match_copy() -> None:
+    """A Decision answering from a redacted copy of the match (how observe was built
+    before: a seat_position Match behind check and sample) is engine state, and caught."""
+    m, d = next((m, d) for m, d in _play_through("gunzi", 1, 1) if d.kind is Kind.PLAY)
+    own = seat_position(m, d.seat)
+
+    def check(action: Action) -> str | None:
+        try:
+            own.verify(action)
+        except GunziError as exc:
+            return str(exc)
+        return None
+
+    old = Decision(d.seat, d.kind, d.rules, d.view, d.hand, d.actions, d.count, check,
+                   own.legal_actions(d.seat).sample)
+    found = _leaks(old, m)
+    assert any("an engine state object: Match" in f for f in found)
+    assert any("engine legal actions" in f for f in found)
+    assert not any("another seat's hand" in f for f in found)  # redacted, yet caught
+
+
 class PeekingBot(Bot):
     """Plays like the rule bot, but first hunts the Decision for cards it may not see:
-    any 54-count vector with cards that is not its own hand, any object with ``hands``."""
+    any 54-count vector with cards that is not its own hand, any object with ``hands``,
+    any engine position it could play out or probe (anything with ``legal_actions``)."""
 
     name = "peeking"
 
@@ -189,6 +218,8 @@ class PeekingBot(Bot):
             if isinstance(obj, list) and len(obj) == C.NUM_TYPES and any(obj) \
                     and all(type(x) is int for x in obj) and obj != own:
                 self.found.append(f"counts {obj}")
+            if not isinstance(obj, type) and hasattr(obj, "legal_actions"):
+                self.found.append(f"an engine position: {type(obj).__name__}")
             hands = getattr(obj, "hands", None)
             if isinstance(hands, list):
                 for s, h in enumerate(hands):

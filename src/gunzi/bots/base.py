@@ -1,12 +1,14 @@
 """What a bot sees and how it answers: one :class:`Decision` per turn, built from a seat's view.
 
-A bot never holds the match. :func:`observe` is the only bridge: it gives the
-seat's view (everything that seat may know), its own hand, the listed legal
-actions when they are few, and two closures a human has too: ``check`` (would
-this action be accepted, and if not why) and ``sample`` (some legal action),
-both answered from the seat's own position (:func:`~gunzi.engine.view.seat_position`:
-a copy without the other hands, the unseen kitty, the deck or the event log), so
-nothing reachable from a Decision holds a card the seat may not see. Bots are registered by name in
+A bot never holds the match, nor any copy of it. :func:`observe` is the only bridge: it
+gives the seat's view (everything that seat may know), its own hand, the listed legal
+actions when they are few, and two callables a human has too: ``check`` (would this
+action be accepted, and if not why) and ``sample`` (some legal action). Both are methods
+of a :class:`SeatRules`, which holds the seat's position as plain field values
+(:func:`~gunzi.engine.view.seat_fields`: no other hand, no unseen kitty, no deck, seed or
+event log) and builds a throwaway position from them for each question, so nothing
+reachable from a Decision is a match, an engine state or a card the seat may not see
+(``tests/bots/test_decision_leak.py`` walks it). Bots are registered by name in
 :mod:`gunzi.bots.registry` so every interface can list them.
 """
 
@@ -22,7 +24,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset
-from gunzi.engine.view import seat_position
+from gunzi.engine.view import position_from, seat_fields
 
 
 @dataclass(frozen=True)
@@ -40,25 +42,54 @@ class Decision:
     sample: Callable[[random.Random], Action]  # a random legal action
 
 
+class SeatRules:
+    """The engine's answers to one seat's questions about its own decision.
+
+    It keeps only data the seat may know (the seat's fields, and the listed actions)
+    and no engine object with state: each question is asked of a fresh position built
+    from that data and dropped after the answer.
+    """
+
+    __slots__ = ("_fields", "actions", "seat")
+
+    def __init__(self, fields: dict[str, Any], seat: int,
+                 actions: tuple[Action, ...] | None) -> None:
+        self._fields = fields
+        self.seat = seat
+        self.actions = actions
+
+    def position(self) -> Match:
+        """A new position from the seat's data (for one question; never played on)."""
+        return position_from(Match, self._fields)
+
+    def check(self, action: Action) -> str | None:
+        """None if ``action`` would be accepted now, else the engine's reason."""
+        try:
+            self.position().verify(action)
+        except GunziError as exc:
+            return str(exc)
+        return None
+
+    def sample(self, rng: random.Random) -> Action:
+        """A random legal action, exactly as the match's own legal actions would draw it
+        (uniform over the listed actions; a random build otherwise)."""
+        if self.actions:
+            return rng.choice(self.actions)
+        return self.position().legal_actions(self.seat).sample(rng)
+
+
 def observe(match: Match, seat: int) -> Decision:
     """The decision ``seat`` faces now (the seat must be the one to act)."""
     if match.to_act != seat:
         raise GunziError(f"seat {seat} has no decision to make now")
-    own = seat_position(match, seat)
-    legal = own.legal_actions(seat)
+    fields = seat_fields(match, seat)
+    legal = position_from(Match, fields, copy=False).legal_actions(seat)
     assert legal.kind is not None
     actions = tuple(legal) if legal.enumerable else None
     count = 0
     if legal.kind in (Kind.BURY, Kind.RETURN):
         count = legal.selection().count
-
-    def check(action: Action) -> str | None:
-        try:
-            own.verify(action)
-        except GunziError as exc:
-            return str(exc)
-        return None
-
+    rules = SeatRules(fields, seat, actions)
     return Decision(
         seat=seat,
         kind=legal.kind,
@@ -67,8 +98,8 @@ def observe(match: Match, seat: int) -> Decision:
         hand=tuple(match.hands[seat]),
         actions=actions,
         count=count,
-        check=check,
-        sample=legal.sample,
+        check=rules.check,
+        sample=rules.sample,
     )
 
 

@@ -47,34 +47,52 @@ def knows_kitty(match: MatchState, seat: int | None) -> bool:
     return match.kitty_shown or (seat is not None and seat in match.kitty_known_by)
 
 
-def seat_position(match: M, seat: int) -> M:
-    """A copy of ``match`` that holds only what ``seat`` may know, to answer its own
-    questions (is this action legal, and why not; some legal action) with the engine's
-    rules and no way to reach hidden cards.
+def seat_fields(match: MatchState, seat: int) -> dict[str, Any]:
+    """The fields of ``match`` (:data:`STATE_FIELDS`) as ``seat`` may know them, as data.
 
     The other hands are empty, the kitty is empty unless the seat knows it, and the deal's
-    seed and deck, the event log, the generators, the tribute cards (unless the seat gave
-    or got them) and who else may declare are gone. It is a position for the seat's own
-    decision only: it cannot be played on (no generator, no deck), which a test checks
-    along with everything reachable from a bot's Decision.
+    seed and deck, the event log, the tribute cards (unless the seat gave or got them)
+    and who else may declare are gone. Lists are copied one level deep.
     """
-    cls = type(match)
-    new = cls.__new__(cls)
+    out: dict[str, Any] = {}
     for name in STATE_FIELDS:
         if name not in _BLANKED:
             value = getattr(match, name)
-            setattr(new, name, list(value) if type(value) is list else value)
-    new.hands = [list(h) if s == seat else [0] * C.NUM_TYPES
-                 for s, h in enumerate(match.hands)]
-    new.deck = []
-    new.seed = None
-    new.events = []
-    new.follows_memo = None
-    new.kitty = list(match.kitty) if knows_kitty(match, seat) else []
-    new.tribute_cards = match.tribute_cards if seat in (match.payer, match.payee) else ()
-    new.results = _results(match)
-    new.can = [match.can[s] and s == seat for s in range(4)]
-    new.asks = [seat] if match.asks and match.asks[0] == seat else []
+            out[name] = list(value) if type(value) is list else value
+    out["hands"] = [list(h) if s == seat else [0] * C.NUM_TYPES
+                    for s, h in enumerate(match.hands)]
+    out["deck"] = []
+    out["seed"] = None
+    out["events"] = []
+    out["follows_memo"] = None
+    out["kitty"] = list(match.kitty) if knows_kitty(match, seat) else []
+    out["tribute_cards"] = match.tribute_cards if seat in (match.payer, match.payee) else ()
+    out["results"] = _results(match)
+    out["can"] = [match.can[s] and s == seat for s in range(4)]
+    out["asks"] = [seat] if match.asks and match.asks[0] == seat else []
+    return out
+
+
+def seat_position(match: M, seat: int) -> M:
+    """A copy of ``match`` that holds only what ``seat`` may know (:func:`seat_fields`),
+    to answer its own questions (is this action legal, and why not; some legal action)
+    with the engine's rules and no way to reach hidden cards.
+
+    It is a position for the seat's own decision only: it cannot be played on (no
+    generator, no deck).
+    """
+    return position_from(type(match), seat_fields(match, seat), copy=False)
+
+
+def position_from(cls: type[M], fields: dict[str, Any], *, copy: bool = True) -> M:
+    """A ``cls`` (a Match) holding ``fields`` (from :func:`seat_fields`; their lists and
+    the hands' count lists copied unless ``copy`` is false): a position to ask the rules
+    about, which cannot be played on."""
+    new = cls.__new__(cls)
+    for name, value in fields.items():
+        if copy and type(value) is list:
+            value = [list(v) if type(v) is list else v for v in value]
+        setattr(new, name, value)
     return new
 
 
