@@ -350,6 +350,7 @@ def replay(
     Every deal's deck is also checked against its revealed seed, and options missing
     from the header are named: both are reported, and with --strict they fail.
     """
+    from gunzi.games import replay_record
     from gunzi.quoridor import records as q_records
 
     try:
@@ -361,13 +362,13 @@ def replay(
         _replay_failed(f"cannot read {file}: not UTF-8 text", as_json, 2)
     except GunziError as exc:
         _replay_failed(exc, as_json)
-    if lines and q_records.is_quoridor_header(lines[0]):
-        _replay_board(file, lines, as_json)
-        return
     try:
-        result = records.replay(lines)
+        result = replay_record(lines)
     except GunziError as exc:
         _replay_failed(exc, as_json)
+    if isinstance(result, q_records.Replay):
+        _replay_board(file, result.summary(), as_json)
+        return
     doubts = []
     if result.unseeded:
         doubts.append("the deck of the deal at event(s) "
@@ -429,14 +430,8 @@ def _replay_failed(exc: GunziError | str, as_json: bool, status: int = 1) -> NoR
     raise typer.Exit(status) from None
 
 
-def _replay_board(file: Path, lines: list[dict[str, Any]], as_json: bool) -> None:
-    """Replay a 步步为营 record (see docs/quoridor.md)."""
-    from gunzi.quoridor import records as q_records
-
-    try:
-        summary = q_records.replay(lines).summary()
-    except GunziError as exc:
-        _replay_failed(exc, as_json)
+def _replay_board(file: Path, summary: dict[str, Any], as_json: bool) -> None:
+    """Print a replayed 步步为营 record (see docs/quoridor.md)."""
     if as_json:
         _emit_json({"ok": True, **summary})
     else:

@@ -2,25 +2,32 @@
 
 A record holds every event of the finished hands in full: the deal (seed,
 commitment and deck order), each decision, and what the engine did in
-between. :func:`replay` feeds the decisions back through a fresh
-:class:`~gunzi.engine.match.Match` with validation on and checks that every
-event comes out identical, so a record is also a proof that the game was
-played by its rules.
+between. :func:`replay` checks a record with the hall's one record checker
+(:func:`gunzi.engine.record_check.check`, shared with 步步为营): the decisions go
+back through a fresh :class:`~gunzi.engine.match.Match` with validation on and every
+event must come out identical, so a record is also a proof that the game was
+played by its rules. This module adds what only card records have: the header's
+starting state, decks checked against their seeds, the per-hand summaries.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.errors import GunziError, RecordError
 from gunzi.engine.match import Match, Phase
+from gunzi.engine.record_check import RecordFormat, check
+from gunzi.engine.record_check import checked_events as checked_events
+from gunzi.engine.record_check import json_problem as json_problem
+from gunzi.engine.record_check import read_lines as read_lines
+from gunzi.engine.record_check import split_header as split_header
 from gunzi.engine.rules import CATALOG, Ruleset, from_options
 
 FORMAT = "gunzi-record"
@@ -72,37 +79,6 @@ def dumps(head: dict[str, Any], events: Iterable[dict[str, Any]]) -> str:
 
 def write(path: str | Path, head: dict[str, Any], events: Iterable[dict[str, Any]]) -> None:
     Path(path).write_text(dumps(head, events), encoding="utf-8")
-
-
-def json_problem(exc: json.JSONDecodeError) -> str:
-    """What is wrong with a JSON line and where, as a sentence: ``invalid control character
-    at column 31 (a tab or line break inside a string must be written \\t or \\n)``."""
-    end = len(exc.doc.rstrip())
-    if exc.pos >= end:
-        return f"the line ends at column {end} before its JSON value is complete (cut short?)"
-    what = exc.msg.removesuffix(" at")
-    text = f"{what[:1].lower()}{what[1:]} at column {exc.colno}"
-    if what.startswith("Invalid control character"):
-        text += r" (a tab or line break inside a string must be written \t or \n)"
-    return text
-
-
-def read_lines(stream: IO[str] | Iterable[str]) -> Iterator[dict[str, Any]]:
-    for number, line in enumerate(stream):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line.rstrip("\r\n"))  # columns count within the line
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"line {number + 1} is not JSON: {json_problem(exc)}") from None
-        except (ValueError, RecursionError) as exc:  # a huge integer; nesting too deep
-            what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            raise RecordError(f"line {number + 1} is not readable JSON: {what[:120]}") from None
-        if not isinstance(data, dict):
-            raise RecordError(f"line {number + 1} is not a JSON object")
-        if not isinstance(data.get("type", ""), str):
-            raise RecordError(f"line {number + 1}: 'type' must be a string")
-        yield data
 
 
 def action_of(event: dict[str, Any]) -> A.Action | None:
@@ -176,86 +152,22 @@ def start_match(head: dict[str, Any]) -> Match:
         raise RecordError(f"bad header: {exc}", 0) from None
 
 
-def split_header(
-    lines: Iterable[dict[str, Any]],
-) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
-    """The record's first line and an iterator over the rest."""
-    it = iter(lines)
-    try:
-        return next(it), it
-    except StopIteration:
-        raise RecordError("the record is empty") from None
-
-
-def checked_events(
-    events: Iterable[dict[str, Any]],
-    action_of: Callable[[dict[str, Any]], Any],
-    perform: Callable[[Any], Sequence[dict[str, Any]]],
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Re-apply each decision of a record and check each event against the engine's.
-
-    ``action_of`` gives the decision an event records (None for the engine's own events);
-    ``perform`` applies a decision with validation on and returns the events it made.
-    Yields ``(number, event)`` once the event is checked; raises RecordError naming the
-    event number (and the rule for an illegal decision). Shared by every game's records.
-    """
-    pending: list[dict[str, Any]] = []  # events the engine made that the record must match
-    number = 0
-    for number, event in enumerate(events, start=1):
-        v = event.get("v", number)  # card records number their events; board records do not
-        if v != number:
-            raise RecordError(
-                f"the event on line {number + 1} says v={v!r}: "
-                + ("an event before it is missing or out of order"
-                   if isinstance(v, int) and v > number
-                   else "events before it are repeated or out of order"), number)
-        try:
-            action = action_of(event)
-        except (GunziError, KeyError, TypeError, ValueError) as exc:  # a field missing or odd
-            what = exc if isinstance(exc, GunziError) else f"{type(exc).__name__} {exc}"[:120]
-            raise RecordError(f"malformed {event.get('type')!r} event: {what}", number) from None
-        if action is not None:
-            if pending:
-                raise RecordError(f"the record skips the engine's {pending[0]['type']!r} event",
-                                  number)
-            try:
-                pending = list(perform(action))
-            except GunziError as exc:
-                rule = getattr(exc, "rule", "")
-                raise RecordError(f"illegal {event.get('type')}: {exc}", number, rule) from None
-        if not pending:
-            raise RecordError(f"unexpected {event.get('type')!r} event", number)
-        expected = pending.pop(0)
-        if expected != event:
-            raise RecordError(
-                f"event differs from the rules' outcome: record has {json.dumps(event)}, "
-                f"the engine gives {json.dumps(expected)}",
-                number,
-            )
-        yield number, event
-    if pending:
-        raise RecordError(f"the record stops before the engine's {pending[0]['type']!r} event",
-                          number + 1)
+# Card records for the one checker.
+CARDS = RecordFormat(FORMAT, start_match, action_of)
 
 
 def replay(lines: Iterable[dict[str, Any]]) -> Replay:
     """Re-validate every decision of a record and check every event; raise RecordError."""
-    head, rest = split_header(lines)
-    match = start_match(head)
+    checking = check(lines, CARDS)
+    head, match = checking.header, checking.game
     written = head["rules"]
     version = head.get("version", 1)
     version = version if isinstance(version, int) else 1
     out = Replay(head, match, assumed=[
         k for k, o in CATALOG.options.items() if k not in written and o.since <= version])
-
-    def perform(action: A.Action) -> list[dict[str, Any]]:
-        before = len(match.events)
-        match.apply(action)
-        return [e.to_dict() for e in match.events[before:]]
-
     number = 0
     seeded = True
-    for number, event in checked_events(rest, action_of, perform):
+    for number, event in checking.events:
         if event["type"] == "deal" and event.get("deal_no") == 1:
             seeded = deal_follows_seed(event, match.rules.decks)
             if not seeded:

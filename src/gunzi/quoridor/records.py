@@ -3,8 +3,10 @@
 The header names the format, the rules with every option and the seats. Every later line
 is an event exactly as :meth:`~gunzi.quoridor.game.QuoridorGame.apply` returned it
 (``to_dict``): ``move``, ``wall`` and ``pass`` are the players' decisions, ``end`` is the
-engine's. :func:`replay` applies each decision to a fresh game with validation on and
-checks that every event comes out identical, so a record proves the game kept the rules.
+engine's. :func:`replay` checks a record with the hall's one record checker
+(:func:`gunzi.engine.record_check.check`, shared with the cards): each decision goes to a
+fresh game with validation on and every event must come out identical, so a record
+proves the game kept the rules.
 A record may stop before the end (a game in progress); :func:`replay` says so.
 
 No I/O here: :func:`dumps` gives text, :func:`replay` takes already-parsed lines.
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gunzi.engine.errors import GunziError, RecordError
-from gunzi.engine.records import checked_events, split_header
+from gunzi.engine.record_check import RecordFormat, check
 from gunzi.quoridor.game import Action, Move, Pass, QuoridorGame, Wall, parse_action, parse_square
 from gunzi.quoridor.rules import QuoridorRules, from_options
 
@@ -52,10 +54,6 @@ def dumps(game: QuoridorGame, seats: list[str] | None = None,
           extra: dict[str, Any] | None = None) -> str:
     """The record as JSON Lines text."""
     return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines(game, seats, extra))
-
-
-def is_quoridor_header(first: dict[str, Any]) -> bool:
-    return first.get("type") == "header" and first.get("format") == FORMAT
 
 
 def action_of(event: dict[str, Any]) -> Action | None:
@@ -113,20 +111,21 @@ def start_game(head: dict[str, Any]) -> QuoridorGame:
     return QuoridorGame(rules)
 
 
+# 步步为营 records for the one checker.
+BOARD = RecordFormat(FORMAT, start_game, action_of)
+
+
+def is_quoridor_header(first: dict[str, Any]) -> bool:
+    return BOARD.is_header(first)
+
+
 def replay(records: Iterable[dict[str, Any]]) -> Replay:
     """Re-validate every decision and check every event; raise :class:`RecordError`."""
-    head, rest = split_header(records)
-    game = start_game(head)
-
-    def perform(action: Action) -> list[dict[str, Any]]:
-        before = len(game.events)
-        game.apply(action)
-        return [e.to_dict() for e in game.events[before:]]
-
-    for _ in checked_events(rest, action_of, perform):
+    checking = check(records, BOARD)
+    for _ in checking.events:
         pass
-    return Replay(head, game)
+    return Replay(checking.header, checking.game)
 
 
-__all__ = ["FORMAT", "VERSION", "Replay", "action_of", "dumps", "header", "is_quoridor_header",
-           "lines", "replay", "start_game"]
+__all__ = ["BOARD", "FORMAT", "VERSION", "Replay", "action_of", "dumps", "header",
+           "is_quoridor_header", "lines", "replay", "start_game"]
