@@ -1,7 +1,8 @@
 """``gunzi arena`` for 步步为营: bot A against bot B, every opening played with sides swapped.
 
-Quoridor has no deal, and the built-in bots are nearly deterministic, so the same start
-would give the same game again and again. Each *pair* therefore starts from its own
+Played by the one arena loop of every game (:mod:`gunzi.arena.duplicate`). Quoridor has
+no deal, and the built-in bots are nearly deterministic, so the same start would give
+the same game again and again. Each *pair* therefore starts from its own
 seeded opening: ``opening`` random pawn steps (no walls) from the initial position. The
 pair plays that opening twice, A on the even seats then on the odd seats (with 2 players:
 A first, then B first), so neither bot profits from the side or the opening.
@@ -18,14 +19,16 @@ import json
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from gunzi.arena.duplicate import Decide, Duplicate, play_game, play_sides
 from gunzi.arena.runner import parse_bots
 from gunzi.arena.stats import mean_ci95, percentile
 from gunzi.engine.errors import GunziError
 from gunzi.quoridor.bots import Bot, RandomBot, make_bot
-from gunzi.quoridor.game import QuoridorGame, WallEvent, format_action
+from gunzi.quoridor.game import Action, QuoridorGame, WallEvent, format_action
 from gunzi.quoridor.rules import QuoridorRules
 
 OPENING_PLIES = 4
@@ -57,6 +60,28 @@ def opening(rules: QuoridorRules, plies: int, rng: random.Random) -> list[str]:
     return out
 
 
+def _start(rules: QuoridorRules, start: list[str]) -> QuoridorGame:
+    """A game with the opening ``start`` played."""
+    game = QuoridorGame(rules)
+    for text in start:
+        seat = game.to_act
+        assert seat is not None
+        game.apply_text(seat, text)
+    return game
+
+
+def _timed(bots: list[Bot], labels: list[str], rng: random.Random,
+           times: dict[str, list[float]]) -> Decide[QuoridorGame]:
+    """The decider of one side: ``bots[seat]`` chooses, every choice timed per label."""
+    def decide(game: QuoridorGame, seat: int) -> Action:
+        t0 = time.perf_counter()
+        action = bots[seat].choose(game, seat, rng)
+        times[labels[seat]].append(time.perf_counter() - t0)
+        return action
+
+    return decide
+
+
 def play_one(
     rules: QuoridorRules,
     bots: list[Bot],
@@ -66,19 +91,7 @@ def play_one(
     times: dict[str, list[float]],
 ) -> QuoridorGame:
     """Play ``start`` then let ``bots[seat]`` decide to the end; time every decision."""
-    game = QuoridorGame(rules)
-    for text in start:
-        seat = game.to_act
-        assert seat is not None
-        game.apply_text(seat, text)
-    while not game.is_over:
-        seat = game.to_act
-        assert seat is not None
-        t0 = time.perf_counter()
-        action = bots[seat].choose(game, seat, rng)
-        times[labels[seat]].append(time.perf_counter() - t0)
-        game.apply(action)
-    return game
+    return play_game(_start(rules, start), _timed(bots, labels, rng, times))
 
 
 def run_board_arena(
@@ -113,11 +126,14 @@ def run_board_arena(
             start = opening(rules, plies, _rng(f"quoridor-opening:{seed}:{k}"))
             scores = []
             games = []
-            for side in (0, 1):
-                labels = ["A" if (s + side) % 2 == 0 else "B" for s in range(rules.players)]
+
+            def deciders(side: int, labels: list[str], k: int = k) -> Decide[QuoridorGame]:
                 seat_bots = [bot_a if lab == "A" else bot_b for lab in labels]
-                rng = _rng(f"quoridor-arena:{seed}:{k}:{side}")
-                game = play_one(rules, seat_bots, labels, start, rng, times)
+                return _timed(seat_bots, labels, _rng(f"quoridor-arena:{seed}:{k}:{side}"),
+                              times)
+
+            pair = Duplicate(rules.players, partial(_start, rules, start))
+            for labels, game in play_sides(pair, deciders):
                 turns += game.turns
                 walls += sum(isinstance(e, WallEvent) for e in game.events)
                 if game.winner is None:

@@ -1,4 +1,6 @@
-"""Duplicate play: every deal twice, the two bots swapping seats, in one or K processes.
+"""Duplicate play of the cards: every deal twice, the two bots swapping seats, in one or K
+processes (the pair itself is played by :mod:`gunzi.arena.duplicate`, the one arena loop
+of every game).
 
 Hand 0 of a pair seats bot A at 0+2 and bot B at 1+3; hand 1 seats B at 0+2 and
 A at 1+3. Both start from the same :class:`~gunzi.arena.bank.Deal` (deck order
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gunzi.arena.bank import Bank, Deal, check_deck, start_hand
+from gunzi.arena.duplicate import Decide, Duplicate, play_sides
 from gunzi.arena.external import (
     CRASH,
     FAULT_KINDS,
@@ -35,6 +38,7 @@ from gunzi.bots.base import Bot, Decision, RandomBot, observe
 from gunzi.bots.registry import BOTS, make_bot
 from gunzi.engine.actions import Action
 from gunzi.engine.errors import GunziError
+from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset
 
 LABELS = ("A", "B")
@@ -270,16 +274,19 @@ def _fallback_action(players: Players, seat: int, decision: Decision,
 
 
 def play_pair(players: Players, position: int, deal: Deal) -> PairResult:
+    """Both hands of ``deal`` (:func:`~gunzi.arena.duplicate.play_sides`: hand 0 seats A
+    at 0+2, hand 1 at 1+3), each played until its hand ends."""
     config = players.config
     rules = config.rules
     started = time.perf_counter()
-    hands: list[HandOutcome] = []
     pair = PairResult(position, deal)
-    for hand in (0, 1):
-        a_team = hand
+
+    def start() -> Match:
         match = start_hand(rules, deal)
         check_deck(rules, deal, match)
-        seat_label = ["A" if s % 2 == a_team else "B" for s in range(4)]
+        return match
+
+    def deciders(hand: int, seat_label: list[str]) -> Decide[Match]:
         seat_bot = [players.bots[seat_label[s]][s // 2] for s in range(4)]
         rngs = [_rng(f"arena:{config.seed}:{deal.index}:{hand}:{s}") for s in range(4)]
         fb_rngs = [_rng(f"fallback:{config.seed}:{deal.index}:{hand}:{s}") for s in range(4)]
@@ -289,9 +296,8 @@ def play_pair(players: Players, position: int, deal: Deal) -> PairResult:
                 bot.seat = s
             bot.new_hand()
             players.fallbacks[s].new_hand()
-        while not match.results:
-            seat = match.to_act
-            assert seat is not None and seat >= 0
+
+        def decide(match: Match, seat: int) -> Action:
             label = seat_label[seat]
             decision = observe(match, seat)
             fault: tuple[str, str] | None = None
@@ -314,21 +320,30 @@ def play_pair(players: Players, position: int, deal: Deal) -> PairResult:
                     reason = decision.check(action)
                     if reason is not None:
                         fault = (ILLEGAL, f"illegal action {action}: {reason}")
-            if fault is not None:
-                kind, text = fault
-                pair.faults[label][kind] += 1
-                pair.fallbacks[label] += 1
-                spec = config.bots[LABELS.index(label)]
-                seating = "A at 0+2" if hand == 0 else "A at 1+3"
-                players.log(label, f"bot {label} ({spec.text}) seat {seat}, deal {deal.index} "
-                                   f"({seating}), {decision.kind.value}: {kind}: {text}; "
-                                   f"playing the fallback ({players.fallback_name})")
-                action = _fallback_action(players, seat, decision, fb_rngs[seat])
-            match.apply(action)
-        hands.append(outcome(match.results[0], a_team))
-    pair.hands = tuple(hands)
+            if fault is None:
+                assert isinstance(action, Action)
+                return action
+            kind, text = fault
+            pair.faults[label][kind] += 1
+            pair.fallbacks[label] += 1
+            spec = config.bots[LABELS.index(label)]
+            seating = "A at 0+2" if hand == 0 else "A at 1+3"
+            players.log(label, f"bot {label} ({spec.text}) seat {seat}, deal {deal.index} "
+                               f"({seating}), {decision.kind.value}: {kind}: {text}; "
+                               f"playing the fallback ({players.fallback_name})")
+            return _fallback_action(players, seat, decision, fb_rngs[seat])
+
+        return decide
+
+    played = play_sides(Duplicate(4, start, _hand_ended), deciders)
+    pair.hands = tuple(outcome(match.results[0], a_team)
+                       for a_team, (_, match) in enumerate(played))
     pair.seconds = time.perf_counter() - started
     return pair
+
+
+def _hand_ended(match: Match) -> bool:
+    return bool(match.results)
 
 
 # ---------------------------------------------------------------- worker processes
