@@ -182,3 +182,50 @@ def test_a_failed_save_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
             assert app.message == "保存失败：No such file or directory"
 
     run(body)
+
+
+def test_board_bots_think_off_the_ui_thread(tmp_path: Path) -> None:
+    """With a move delay the board app, like the card app (one session layer), computes a
+    bot's move on a worker thread; the reply lands and is saved with the game."""
+    import asyncio
+    import threading
+    from typing import Any
+
+    record = tmp_path / "q.jsonl"
+    app = BoardApp(preset("quoridor-2"), ["rule"], seed=1, delay=0.01, record=record)
+    threads: list[str] = []
+    real = app.session.bot_action
+
+    def spy() -> Any:
+        threads.append(threading.current_thread().name)
+        return real()
+
+    app.session.bot_action = spy  # type: ignore[method-assign]
+
+    async def body() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("enter")
+            for _ in range(200):
+                if app.game.turns == 2:
+                    break
+                await asyncio.sleep(0.02)
+            assert app.game.turns == 2 and app.game.to_move == 0
+            await pilot.press("q")
+
+    run(body)
+    assert threads and threading.main_thread().name not in threads
+    rep = records.replay(json.loads(line) for line in record.read_text().splitlines())
+    assert rep.game.key() == app.game.key()
+
+
+def test_a_board_bot_that_fails_is_replaced_by_a_random_legal_move() -> None:
+    """The session layer checks every bot answer: a broken bot is noted, the game goes on."""
+    from gunzi.quoridor.game import Pass
+
+    app = BoardApp(preset("quoridor-2"), ["rule"], seed=3, delay=0)
+    session = app.session
+    session.apply(Move(0, (1, 4)))
+    session.choose = lambda seat, rng: Pass(seat)  # type: ignore[method-assign]
+    session.run_bots()
+    assert session.game.turns == 2 and session.game.to_act == 0
+    assert session.bot_errors and session.bot_errors[0][0] == 1

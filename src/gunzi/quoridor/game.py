@@ -393,6 +393,11 @@ class QuoridorGame:
             for sq, _ in sorted(B.pawn_moves(geo, self._state, seat, self.rules.jumps))
         ]
 
+    def verify(self, action: Action) -> None:
+        """Raise the error :meth:`apply` would raise for ``action``; change nothing (as
+        :meth:`gunzi.engine.match.Match.verify`)."""
+        self._check(action)
+
     def is_legal(self, action: Action) -> bool:
         try:
             self._check(action)

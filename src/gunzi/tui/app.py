@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,11 +10,10 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import events, work
-from textual.app import App, ComposeResult
+from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
 from textual.widgets import Static
 
 from gunzi.engine import actions as A
@@ -24,6 +22,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Phase
 from gunzi.engine.order import TRUMP
+from gunzi.tui.game_session import HUMAN
 from gunzi.tui.i18n import (
     LANGS,
     SUIT_STYLES,
@@ -35,7 +34,8 @@ from gunzi.tui.i18n import (
     suit_symbol,
     t,
 )
-from gunzi.tui.session import HUMAN, Session, Turn
+from gunzi.tui.session import Session, Turn
+from gunzi.tui.session_app import SessionApp
 from gunzi.tui.texts import describe, level_text, match_result, summary_lines
 from gunzi.tui.widgets import HandView, HelpScreen, LogView, SummaryScreen, TableView
 from gunzi.wording.errors import engine_error
@@ -43,7 +43,7 @@ from gunzi.wording.names import card_label, cards_plain
 
 
 # ----------------------------------------------------------------------- app
-class GunziApp(App[Path | None]):
+class GunziApp(SessionApp[Session]):
     """Play 打滚子 or classic 升级 in the terminal against three bots."""
 
     TITLE = "Gunzi"
@@ -88,12 +88,10 @@ class GunziApp(App[Path | None]):
     }
 
     def __init__(self, session: Session, *, lang: str | None = None, delay: float = 0.6) -> None:
-        super().__init__()
-        self.session = session
+        super().__init__(session, delay=delay)
         # A resumed match keeps the language and card counter it was saved with.
         lang = lang or session.prefs.get("lang")
         self.lang = lang if lang in LANGS else "zh"
-        self.delay = max(0.0, delay)
         self.show_counter = bool(session.prefs.get("counter", False))
         session.prefs.update(lang=self.lang, counter=self.show_counter)
         self.cards: list[int] = []
@@ -110,8 +108,6 @@ class GunziApp(App[Path | None]):
         self.log_events: list[dict[str, Any]] = []
         self._seq = 0
         self._stamp: tuple[int, int | None] | None = None
-        self._timer: Timer | None = None
-        self._thinking = False  # a bot decision is being computed on a worker thread
         self._summary_open = False
         self._bot_errors_seen = 0
         self._jokerless_seen = session.jokerless_passes
@@ -147,40 +143,11 @@ class GunziApp(App[Path | None]):
         self.pump()
 
     # -------------------------------------------------------------- flow
-    def pump(self) -> None:
-        """Let the dealing machine and the bots move until the human must decide."""
+    def pumped(self) -> None:
         s = self.session
-        if self._timer is not None or self._thinking:
-            return
-        while s.needs_step():
-            if self.delay > 0 and s.bot_to_play():
-                self._timer = self.set_timer(self.delay, self._tick)
-                break
-            s.step()
         self.refresh_all()
         if s.summary is not None and not self._summary_open:
             self._open_summary()
-
-    def _tick(self) -> None:
-        self._timer = None
-        if self.session.bot_to_play():
-            self._thinking = True
-            self._think(len(self.session.match.events))
-            return
-        self.session.step()
-        self.pump()
-
-    @work(thread=True, exclusive=True, group="bot")
-    def _think(self, at: int) -> None:
-        """A bot's card play, off the UI thread so keys and redraws stay live."""
-        action = self.session.bot_action()
-        with contextlib.suppress(RuntimeError):  # the app closed while the bot thought
-            self.call_from_thread(self._thought, action, at)
-
-    def _thought(self, action: Action, at: int) -> None:
-        self._thinking = False
-        self.session.apply_bot(action, at)
-        self.pump()
 
     def _open_summary(self) -> None:
         result = self.session.summary
@@ -874,7 +841,5 @@ class GunziApp(App[Path | None]):
             self.set_status(t(self.lang, "status.quit_unsaved", err=self._save_error),
                             error=True)
             return
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self.stop_bots()
         self.exit(path)

@@ -7,34 +7,36 @@ the previewed wall; ``w`` toggles wall mode, ``r`` turns the wall; ``l`` switche
 language; ``q`` quits. A mouse click on a highlighted square moves there; in wall mode a
 click puts the preview there and a second click on the same spot places it.
 
-The record (saved after every action) is an ordinary 步步为营 record whose header carries a
-side field ``"tui"`` (bots, seed, language). :func:`resume_board` replays it and the game
-goes on where it stopped; a bot's randomness is seeded by the game seed and the turn, so a
-resumed game plays on as it would have without the interruption (docs/quoridor.md).
+The game itself is a :class:`~gunzi.tui.board_save.BoardSession` on the one session layer
+of every game (:mod:`gunzi.tui.game_session`), and the app is a
+:class:`~gunzi.tui.session_app.SessionApp` like the card screen: bots move by themselves,
+thinking on a worker thread when there is a delay. The record (saved after every action)
+is an ordinary 步步为营 record whose header carries a side field ``"tui"`` (bots, seed,
+language). :func:`~gunzi.tui.board_save.load_board` replays it and the game goes on where
+it stopped; a bot's randomness is seeded by the game seed and the turn, so a resumed game
+plays on as it would have without the interruption (docs/quoridor.md).
 """
 
 from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from gunzi.engine.errors import GunziError
-from gunzi.quoridor import records
-from gunzi.quoridor.bots import Bot, make_bot
+from gunzi.quoridor.bots import make_bot
 from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
-from gunzi.tui.board_save import TUI_FORMAT, TUI_VERSION
-from gunzi.tui.session import seeded
+from gunzi.tui.board_save import BoardSession
+from gunzi.tui.game_session import HUMAN
+from gunzi.tui.session_app import SessionApp
 from gunzi.wording.errors import engine_error
 
-HUMAN = 0
 PAWN_STYLES = ("bold white on blue", "bold white on red", "bold black on yellow",
                "bold white on green")
 TEXTS: dict[str, dict[str, str]] = {
@@ -67,7 +69,7 @@ class BoardView(Static):
         app.click_at(event.x, event.y)
 
 
-class BoardApp(App[Path | None]):
+class BoardApp(SessionApp[BoardSession]):
     """One game: the human at seat 0 against bots; the record is saved after every action."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -91,16 +93,15 @@ class BoardApp(App[Path | None]):
     def __init__(self, rules: QuoridorRules, bots: list[str], *, seed: int | None = None,
                  lang: str = "zh", delay: float = 0.4, record: Path | None = None,
                  game: QuoridorGame | None = None, resumed_from: Path | None = None) -> None:
-        super().__init__()
-        self.game = game if game is not None else QuoridorGame(rules)
-        names = (bots or ["rule"]) * rules.players
-        self.bot_names = ["you", *names[: rules.players - 1]]
-        self.bots: list[Bot | None] = [None, *(make_bot(b) for b in self.bot_names[1:])]
-        self.seed = seed if seed is not None else secrets.randbits(63)
+        names = ((bots or ["rule"]) * rules.players)[: rules.players - 1]
+        session = BoardSession(game if game is not None else QuoridorGame(rules),
+                               [make_bot(b) for b in names], names,
+                               seed=seed if seed is not None else secrets.randbits(63),
+                               record_path=record)
+        super().__init__(session, delay=delay)
+        session.resumed_from = resumed_from
         self.lang = lang
-        self.resumed_from = resumed_from
-        self.delay = delay
-        self.record = record
+        session.prefs["lang"] = lang
         self.n = rules.board_size
         start = self.game.position(HUMAN)
         self.cursor = (min(start[0] + 1, self.n - 1), start[1])
@@ -108,6 +109,24 @@ class BoardApp(App[Path | None]):
         self.orientation = "h"
         self.message = (TEXTS[lang]["resumed"].format(path=resumed_from, turn=self.game.turns)
                         if resumed_from is not None else "")
+
+    # ---- the session's game and settings
+    @property
+    def game(self) -> QuoridorGame:
+        return self.session.game
+
+    @property
+    def seed(self) -> int:
+        return self.session.seed
+
+    @property
+    def record(self) -> Path | None:
+        return self.session.record_path
+
+    @property
+    def bot_names(self) -> list[str]:
+        """Every seat's name: "you", then the bots."""
+        return ["you", *self.session.bot_names]
 
     # ---- text
 
@@ -128,8 +147,11 @@ class BoardApp(App[Path | None]):
 
     def on_mount(self) -> None:
         self.title = self.t("title")
+        self.pump()
+
+    def pumped(self) -> None:
+        self._say_save_error()
         self.refresh_view()
-        self.schedule_bots()
 
     @property
     def my_turn(self) -> bool:
@@ -228,54 +250,27 @@ class BoardApp(App[Path | None]):
 
     def act(self, action: Action) -> bool:
         """Apply the human's action; a refused one only sets the message."""
-        try:
-            self.game.apply(action)
-        except GunziError as exc:
-            self.message = self.t("illegal") + engine_error(str(exc), self.lang)
+        err = self.session.human(action)
+        if err is not None:
+            self.message = self.t("illegal") + engine_error(err, self.lang)
             self.refresh_view()
             return False
         self.message = ""
         self.wall_mode = False
-        self.save()
-        self.refresh_view()
-        self.schedule_bots()
+        self.pump()
         return True
 
-    def schedule_bots(self) -> None:
-        if self.game.is_over or self.my_turn:
-            return
-        if self.delay > 0:
-            self.set_timer(self.delay, self.bot_step)
-        else:
-            self.call_later(self.bot_step)
-
-    def bot_step(self) -> None:
-        seat = self.game.to_act
-        if seat is None or seat == HUMAN:
-            return
-        bot = self.bots[seat]
-        assert bot is not None
-        rng = seeded(self.seed, self.game.turns, seat)  # the same choice after a resume
-        self.game.apply(bot.choose(self.game, seat, rng))
-        self.save()
-        self.refresh_view()
-        self.schedule_bots()
-
-    def tui_field(self) -> dict[str, Any]:
-        return {"format": TUI_FORMAT, "version": TUI_VERSION, "human": HUMAN,
-                "bots": self.bot_names[1:], "seed": self.seed, "prefs": {"lang": self.lang}}
+    def _say_save_error(self) -> None:
+        """A failed automatic save is said in the status line; the game goes on."""
+        exc = self.session.save_error
+        if exc is not None:
+            self.message = self.t("save_failed").format(err=exc.strerror or exc)
+            self.session.save_error = None
 
     def save(self) -> None:
-        """Write the record whole, then move it into place: a crash never leaves half a file."""
-        if self.record is None:
-            return
-        tmp = self.record.with_name(self.record.name + ".tmp")
-        try:
-            tmp.write_text(records.dumps(self.game, self.bot_names, {"tui": self.tui_field()}),
-                           encoding="utf-8")
-            tmp.replace(self.record)
-        except OSError as exc:  # a full disk must not end the game: say so, play on
-            self.message = self.t("save_failed").format(err=exc.strerror or exc)
+        """Save the record now (the session also saves after every action)."""
+        self.session.autosave()
+        self._say_save_error()
 
     def action_cursor(self, dr: int, dc: int) -> None:
         top = self.n - 2 if self.wall_mode else self.n - 1
@@ -307,11 +302,13 @@ class BoardApp(App[Path | None]):
 
     def action_lang(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"
+        self.session.prefs["lang"] = self.lang
         self.title = self.t("title")
         self.save()  # the language is kept for a resume
         self.refresh_view()
 
     def action_quit_game(self) -> None:
+        self.stop_bots()
         self.exit(self.record)
 
     def click_at(self, x: int, y: int) -> None:

@@ -1,4 +1,6 @@
-"""A terminal game without the terminal: match, bots, hints, card counter, save and resume.
+"""A card game in the terminal without the terminal: match, bots, hints, card counter,
+save and resume, on the one session layer of every game (:mod:`gunzi.tui.game_session`:
+bot decisions, worker-thread safety, checked human actions, saving).
 
 The human is seat 0; bots play seats 1-3. The session deals every hand itself
 (the match runs with ``auto_deal`` off), with a hand seed derived from the
@@ -44,16 +46,11 @@ from gunzi.engine.match import Match, Phase
 from gunzi.engine.rules import Ruleset, preset
 from gunzi.engine.stacking import stacked_deck
 from gunzi.engine.view import stream, view
+from gunzi.tui.game_session import HUMAN, GameSession, read_record, seeded
 
-HUMAN = 0
 DEFAULT_BOTS = ("rule", "rule", "rule")
 TUI_FORMAT = "gunzi-tui"
 TUI_VERSION = 1
-
-
-def seeded(*parts: object) -> random.Random:
-    """A generator seeded from text (deterministic across runs: str seeds hash with SHA-512)."""
-    return random.Random(":".join(str(p) for p in parts))  # noqa: S311 - reproducible games
 
 
 def hand_seed(match_seed: int, hand: int) -> int:
@@ -128,8 +125,11 @@ class Turn:
         return out
 
 
-class Session:
+class Session(GameSession[Match]):
     """A match between the human (seat 0) and three bots, dealt by the session."""
+
+    tui_format = TUI_FORMAT
+    tui_version = TUI_VERSION
 
     def __init__(
         self,
@@ -144,31 +144,27 @@ class Session:
         start: dict[str, Any] | None = None,
     ) -> None:
         self.rules = match.rules if match is not None else (rules or preset("gunzi"))
-        self.seed = seed if seed is not None else secrets.randbits(63)
-        self.match = match or Match(self.rules, seeded(self.seed, "match"), auto_deal=False)
-        self.record_path = Path(record_path) if record_path is not None else None
+        seed = seed if seed is not None else secrets.randbits(63)
         self.notes: list[str] = []
         self.bots: list[Bot | None] = [None]
-        self.bot_names: list[str] = []
+        names: list[str] = []
         for name in bots:
             bot, used, note = load_bot(name)
             self.bots.append(bot)
-            self.bot_names.append(used)
+            names.append(used)
             if note is not None and f"fallback:{name}" not in self.notes:
                 self.notes.append(f"fallback:{name}")
+        super().__init__(match or Match(self.rules, seeded(seed, "match"), auto_deal=False),
+                         seed=seed, record_path=record_path, bot_names=names)
         hint, _, _ = load_bot("rule")
         self.hint_bot = hint
         self.hand_actions: list[Action] = []  # decisions of the hand in progress, deal first
         self.summary: dict[str, Any] | None = None  # result of a hand not yet acknowledged
         self.autopass_hand: int | None = None  # hand in which declaring asks are passed
-        self.bot_errors: list[tuple[int, str]] = []
         self.jokerless_passes = 0  # joker-burying asks passed for a human holding no joker
         # Draws that ended without asking the human to declare, each with why (see unasked()).
         self.unasked_draws: list[dict[str, Any]] = []
         self._asked_hand: int | None = None  # the last hand whose draw asked the human
-        self.prefs: dict[str, Any] = {}  # the screen's settings, kept in the record
-        self.resumed_from: Path | None = None
-        self.save_error: str | None = None  # why the last automatic save failed
         self.hint_errors: list[str] = []
         self._first_deck = list(first_deck) if first_deck is not None else None
         self._first_seat = first_seat
@@ -180,15 +176,23 @@ class Session:
             "blood": m.blood_next if m.hand_no == 0 else 0,
         }
 
+    @property
+    def match(self) -> Match:
+        return self.game
+
+    # ------------------------------------------------------- for the session layer
+    def progress(self) -> int:
+        return len(self.match.events)
+
+    def choose(self, seat: int, rng: random.Random) -> Action:
+        bot = self.bots[seat]
+        assert bot is not None
+        return bot.choose(observe(self.match, seat), rng)
+
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        return self.match.legal_actions(seat).sample(rng)
+
     # ----------------------------------------------------------------- state
-    @property
-    def over(self) -> bool:
-        return self.match.is_over
-
-    @property
-    def to_act(self) -> int | None:
-        return self.match.to_act
-
     def turn(self) -> Turn | None:
         """The human's decision now, or None (bots to act, summary pending, match over)."""
         m = self.match
@@ -255,7 +259,7 @@ class Session:
                 and m.to_act > HUMAN)
 
     # ---------------------------------------------------------------- moves
-    def _apply(self, action: Action) -> Event:
+    def apply(self, action: Action) -> Event:
         m = self.match
         done = len(m.results)
         before = m.phase
@@ -276,12 +280,7 @@ class Session:
             for bot in [*self.bots, self.hint_bot]:
                 if bot is not None:
                     bot.new_hand()
-            if self.record_path is not None:
-                try:
-                    self.save()
-                    self.save_error = None
-                except OSError as exc:  # a full disk must not end the game: the app says so
-                    self.save_error = str(exc)
+            self.autosave()
         return ev
 
     def unasked(self) -> dict[str, Any]:
@@ -312,64 +311,13 @@ class Session:
         m = self.match
         seat = m.to_act
         if seat == CHANCE:
-            return self._apply(self.deal_action())
+            return self.apply(self.deal_action())
         assert seat is not None
         if seat == HUMAN:
             if m.phase is Phase.BURY_JOKERS:
                 self.jokerless_passes += 1
-            return self._apply(A.pass_(HUMAN))
-        return self._apply(self.bot_action())
-
-    def bot_action(self) -> Action:
-        """The decision of the bot to act now. It only reads the match, so the app can run
-        it on a worker thread while the screen stays live (the search bot thinks ~1 s)."""
-        m = self.match
-        seat = m.to_act
-        assert seat is not None and seat > HUMAN
-        rng = seeded(self.seed, len(m.events), seat)
-        bot = self.bots[seat]
-        assert bot is not None
-        try:
-            action = bot.choose(observe(m, seat), rng)
-            m.verify(action)
-        except Exception as exc:  # a bot bug must not end the human's game
-            self.bot_errors.append((seat, f"{type(exc).__name__}: {exc}"))
-            action = m.legal_actions(seat).sample(seeded(self.seed, len(m.events), seat, "fb"))
-        return action
-
-    def apply_bot(self, action: Action, at: int) -> bool:
-        """Apply a bot decision computed when the match had ``at`` events; False (nothing
-        done) if the match moved on meanwhile."""
-        if len(self.match.events) != at or not self.bot_to_play():
-            return False
-        self._apply(action)
-        return True
-
-    def run_bots(self, limit: int = 100_000) -> int:
-        """Step until the human must decide (or a summary / the end); return the steps made."""
-        n = 0
-        while n < limit and self.needs_step():
-            self.step()
-            n += 1
-        return n
-
-    def human(self, action: Action) -> str | None:
-        """Apply the human's action; return the engine's error text (and change nothing)."""
-        if action.seat != HUMAN:
-            return f"seat {action.seat} is a bot"
-        try:
-            self.match.verify(action)
-        except GunziError as exc:
-            return str(exc)
-        self._apply(action)
-        return None
-
-    def check(self, action: Action) -> str | None:
-        try:
-            self.match.verify(action)
-        except GunziError as exc:
-            return str(exc)
-        return None
+            return self.apply(A.pass_(HUMAN))
+        return self.apply(self.bot_action())
 
     def hint(self) -> Action | None:
         """The hint bot's choice for the human's decision (a random legal one if it fails)."""
@@ -393,19 +341,12 @@ class Session:
         self.autopass_hand = self.match.hand_no
 
     # ---------------------------------------------------------- save / load
-    def tui_field(self) -> dict[str, Any]:
+    def tui_extra(self) -> dict[str, Any]:
         m = self.match
         unfinished = None
         if m.phase not in (Phase.DEAL, Phase.OVER) and self.hand_actions:
             unfinished = {"hand": m.hand_no, "actions": [a.to_dict() for a in self.hand_actions]}
-        return {
-            "format": TUI_FORMAT,
-            "version": TUI_VERSION,
-            "human": HUMAN,
-            "bots": list(self.bot_names),
-            "unfinished": unfinished,
-            "prefs": dict(self.prefs),
-        }
+        return {"unfinished": unfinished}
 
     def record_text(self) -> str:
         levels = self.start.get("levels")
@@ -420,16 +361,6 @@ class Session:
         )
         return records.dumps(head, records.finished_events(self.match))
 
-    def save(self, path: str | Path | None = None) -> Path:
-        target = Path(path) if path is not None else self.record_path
-        if target is None:
-            raise GunziError("no record file to save to")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(self.record_text(), encoding="utf-8")
-        tmp.replace(target)
-        return target
-
     @classmethod
     def resume(
         cls,
@@ -440,13 +371,7 @@ class Session:
     ) -> Session:
         """Rebuild a saved match: replay the finished hands, then the unfinished hand's actions."""
         source = Path(path)
-        try:
-            with source.open(encoding="utf-8") as fh:
-                lines = list(records.read_lines(fh))
-        except OSError as exc:
-            raise RecordError(f"cannot read {source}: {exc.strerror}") from None
-        if not lines:
-            raise RecordError("the record is empty")
+        lines = read_record(source)
         head = lines[0]
         rep = records.replay(lines)
         tui = head.get("tui") or {}
@@ -463,7 +388,7 @@ class Session:
         unfinished = tui.get("unfinished") or {}
         for number, data in enumerate(unfinished.get("actions") or [], start=1):
             try:
-                session._apply(A.from_dict(data))
+                session.apply(A.from_dict(data))
             except GunziError as exc:
                 raise RecordError(f"unfinished hand, action {number}: {exc}") from None
         # A hand finished while replaying the side field is summarised like any other.
