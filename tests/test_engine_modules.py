@@ -51,10 +51,21 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+PHASES = {"draw", "tribute", "kitty", "jokers", "play", "hand_end"}
+
+
 def test_the_engine_has_no_import_cycle() -> None:
     graph = _graph()
-    assert graph["match"] >= {"checks", "legal", "state", "variant", "view"}
+    assert graph["match"] >= PHASES | {"machine", "legal", "state", "variant", "view"}
     assert _cycle(graph) is None
+
+
+def test_the_phases_hand_on_through_the_machine_not_to_one_another() -> None:
+    """Each phase module knows the machine (``m.begin(Phase.X)``), never another phase."""
+    graph = _graph()
+    for phase in sorted(PHASES):
+        assert "machine" in graph[phase], phase
+        assert not graph[phase] & (PHASES | {"match"}), phase
 
 
 def test_the_cycle_finder_finds_one() -> None:

@@ -61,6 +61,16 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
+# The fields of a hand's result that name its final kitty (the buried cards): the secret
+# part of its ``hand_end`` event, withheld while the hand is sealed (MatchState.sealed).
+RESULT_SECRETS = ("kitty", "kitty_points", "kitty_jokers")
+
+
+def public_result(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` without the fields that name its kitty (:data:`RESULT_SECRETS`)."""
+    return {k: v for k, v in result.items() if k not in RESULT_SECRETS}
+
+
 def _strength(cards: Sequence[Card]) -> int:
     """Declaration ladder (A4.2): 1, 2, 3 level cards < 3 LJ (4) < 3 BJ (5)."""
     if cards[0] == LJ:
