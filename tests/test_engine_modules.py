@@ -72,7 +72,12 @@ def test_the_cycle_finder_finds_one() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
-GAME_BRANCH = re.compile(r"\bis_gunzi\b|\brules\.game\s*[!=]=")
+GAME = r"""(?:GUNZI|CLASSIC|["'](?:gunzi|classic)\b)"""
+GAME_BRANCH = re.compile(
+    r"\bis_gunzi\b|\brules\.game\s*[!=]="  # the ruleset's game
+    rf"|\.(?:name|game)\s*[!=]=\s*{GAME}"  # a rules object's or ruleset's name against a game
+    rf"|{GAME}\s*[!=]=\s*[\w.]*\.(?:name|game)\b"  # the same, written the other way round
+)
 RULES_OBJECTS = {ENGINE / "variant.py", ENGINE / "rules.py"}
 
 
@@ -90,4 +95,9 @@ def test_only_the_rules_objects_branch_on_the_game() -> None:
 def test_the_game_branch_pattern_finds_both_spellings() -> None:
     assert GAME_BRANCH.search("if m.rules.is_gunzi:")
     assert GAME_BRANCH.search("x = self.rules.game == GUNZI")
+    assert GAME_BRANCH.search("gunzi = variant_of(t.rules).name == GUNZI")
+    assert GAME_BRANCH.search('if s.rules.name != "gunzi":')
+    assert GAME_BRANCH.search("if CLASSIC == self.variant.name:")
+    assert GAME_BRANCH.search("if m.variant.name == 'classic':")
     assert GAME_BRANCH.search("if variant.hand_scores:") is None
+    assert GAME_BRANCH.search('label = t(lang, f"game.{variant.name}")') is None

@@ -95,7 +95,9 @@ class Variant:
     big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
     no_trump = False  # [I-30] a hand nobody declares may be played with no trump suit
     buried_jokers_shown = False  # a joker in the kitty is shown to all (A6.5)
-    same_card_leads = False  # every lead is 1-3 copies of one card (A7)
+    same_card_leads = False  # every play is 1-3 copies of one card (A7)
+    kitty_jokers_move_levels = False  # jokers buried in the kitty add levels and blood (A8, A11)
+    kou_di_decides_upgrade = False  # the last trick (抠底/保底) also decides who upgrades (A8)
     hand_scores = False  # each hand ends with per-seat scores (A12), the ladder's per hand
     closes = "game"  # what the last hand of a match closes: a game (B) or a round (A10)
     past_last_level = "A+"  # how a level past the last one is written
@@ -108,6 +110,16 @@ class Variant:
     def clause(self, part_a: str, classic: str = "B") -> str:
         """The clause of docs/rules.md an error cites, given its 打滚子 (Part A) clause and
         the classic one (Part B, with the Part A clause it adopts where it says so)."""
+        raise NotImplementedError
+
+    def ruleset_label(self, rules: Ruleset) -> str | None:
+        """The ruleset's name where it says more than the game's own (a named variant)."""
+        return None if rules.name == self.name else rules.name
+
+    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+                        ) -> int:
+        """Index into ``plays`` (a trick in play order, lead first) of the winning play,
+        from the cards alone (for players that keep their own copy of the trick)."""
         raise NotImplementedError
 
     def lead_shape(self, rules: Ruleset, cards: Sequence[Card], order: Order

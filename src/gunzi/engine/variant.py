@@ -50,6 +50,8 @@ class Gunzi(Variant):
     big_joker_first = True
     buried_jokers_shown = True
     same_card_leads = True
+    kitty_jokers_move_levels = True
+    kou_di_decides_upgrade = True
     hand_scores = True
     closes = "round"
     past_last_level = "10+"
@@ -63,6 +65,9 @@ class Gunzi(Variant):
     def trick_winner(self, m: MatchState, plays: Sequence[Sequence[Card]]) -> int:
         return GT.trick_winner(plays, m.order)
 
+    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+                        ) -> int:
+        return GT.trick_winner(plays, order)
 
     def listed_plays(self, m: MatchState, seat: int) -> list[tuple[Card, ...]] | None:
         hand = m.hands[seat]
@@ -228,6 +233,10 @@ class Classic(Variant):
         assert m.lead_shape is not None
         return CT.trick_winner(m.lead_shape, plays, m.order, policy_of(m.rules))
 
+    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+                        ) -> int:
+        pol = policy_of(rules)
+        return CT.trick_winner(CT.decompose(plays[0], order, pol), plays, order, pol)
 
     def plays(self, m: MatchState, seat: int) -> Iterator[tuple[Card, ...]]:
         hand = m.hands[seat]
