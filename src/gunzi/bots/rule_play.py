@@ -419,7 +419,7 @@ class _Player:
 
     def _winner_units(self) -> tuple[int, Units]:
         plays = [p for _, p in self.t.trick]
-        idx = self.variant.trick_winner_of(self.t.rules, self.order, plays)
+        idx = self.variant.trick_winner_of(self.pol, self.order, plays)
         return self.units(plays[idx])
 
     def score_follow(self, play: Play) -> float:
@@ -429,7 +429,7 @@ class _Player:
         plays = [c for _, c in trick] + [play]
         lead = plays[0]
         led = self.cls[lead[0]]
-        idx = self.variant.trick_winner_of(self.t.rules, self.order, plays)
+        idx = self.variant.trick_winner_of(self.pol, self.order, plays)
         wseat = seats[idx]
         wcls, wunits = self.units(plays[idx])
         later = [(o.me + i) % 4 for i in range(1, 4 - len(trick))]

@@ -6,9 +6,10 @@ choices, the kitty pick-ups, which hands are revealed). :class:`Variant` is the
 interface of the one rules object per game (:mod:`gunzi.engine.variant`). The phases,
 the decisions each phase expects and the clause that says whose turn it is, the teams.
 
-The modules that read or score a match (checks, legal actions, hand end, the variants,
-views) depend on this module only; :class:`~gunzi.engine.match.Match` adds the moves.
-So the engine has no import cycle, not even one for types.
+The modules that read or score a match (legal actions, the variants, views) depend on
+this module, not on the moves; the moves are the phase objects'
+(:mod:`gunzi.engine.machine`), above it. So the engine has no import cycle, not even
+one for types.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import Policy
 from gunzi.engine.classic_tricks import Shape
 from gunzi.engine.events import Event
 from gunzi.engine.order import TRUMP, Order
@@ -116,10 +118,11 @@ class Variant:
         """The ruleset's name where it says more than the game's own (a named variant)."""
         return None if rules.name == self.name else rules.name
 
-    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+    def trick_winner_of(self, pol: Policy, order: Order, plays: Sequence[Sequence[Card]]
                         ) -> int:
         """Index into ``plays`` (a trick in play order, lead first) of the winning play,
-        from the cards alone (for players that keep their own copy of the trick)."""
+        from the cards alone (for players that keep their own copy of the trick);
+        ``pol`` is the ruleset's trick policy (``policy_of(rules)``)."""
         raise NotImplementedError
 
     def lead_shape(self, rules: Ruleset, cards: Sequence[Card], order: Order

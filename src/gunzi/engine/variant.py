@@ -23,7 +23,7 @@ from gunzi.engine import classic_tricks as CT
 from gunzi.engine import gunzi_tricks as GT
 from gunzi.engine import scoring
 from gunzi.engine.cards import BJ, LJ, Card
-from gunzi.engine.classic_policy import policy_of
+from gunzi.engine.classic_policy import Policy, policy_of
 from gunzi.engine.order import Order
 from gunzi.engine.rules import CLASSIC, GUNZI, Ruleset
 from gunzi.engine.state import MatchState, Variant, team_of
@@ -65,7 +65,7 @@ class Gunzi(Variant):
     def trick_winner(self, m: MatchState, plays: Sequence[Sequence[Card]]) -> int:
         return GT.trick_winner(plays, m.order)
 
-    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+    def trick_winner_of(self, pol: Policy, order: Order, plays: Sequence[Sequence[Card]]
                         ) -> int:
         return GT.trick_winner(plays, order)
 
@@ -233,9 +233,8 @@ class Classic(Variant):
         assert m.lead_shape is not None
         return CT.trick_winner(m.lead_shape, plays, m.order, policy_of(m.rules))
 
-    def trick_winner_of(self, rules: Ruleset, order: Order, plays: Sequence[Sequence[Card]]
+    def trick_winner_of(self, pol: Policy, order: Order, plays: Sequence[Sequence[Card]]
                         ) -> int:
-        pol = policy_of(rules)
         return CT.trick_winner(CT.decompose(plays[0], order, pol), plays, order, pol)
 
     def plays(self, m: MatchState, seat: int) -> Iterator[tuple[Card, ...]]:
