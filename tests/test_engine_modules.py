@@ -51,17 +51,33 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+PHASES = {"draw", "tribute", "kitty", "jokers", "play", "hand_end"}
+
+
 def test_the_engine_has_no_import_cycle() -> None:
     graph = _graph()
-    assert graph["match"] >= {"checks", "legal", "state", "variant", "view"}
+    assert graph["match"] >= PHASES | {"machine", "legal", "state", "variant", "view"}
     assert _cycle(graph) is None
+
+
+def test_the_phases_hand_on_through_the_machine_not_to_one_another() -> None:
+    """Each phase module knows the machine (``m.begin(Phase.X)``), never another phase."""
+    graph = _graph()
+    for phase in sorted(PHASES):
+        assert "machine" in graph[phase], phase
+        assert not graph[phase] & (PHASES | {"match"}), phase
 
 
 def test_the_cycle_finder_finds_one() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
-GAME_BRANCH = re.compile(r"\bis_gunzi\b|\brules\.game\s*[!=]=")
+GAME = r"""(?:GUNZI|CLASSIC|["'](?:gunzi|classic)\b)"""
+GAME_BRANCH = re.compile(
+    r"\bis_gunzi\b|\brules\.game\s*[!=]="  # the ruleset's game
+    rf"|\.(?:name|game)\s*[!=]=\s*{GAME}"  # a rules object's or ruleset's name against a game
+    rf"|{GAME}\s*[!=]=\s*[\w.]*\.(?:name|game)\b"  # the same, written the other way round
+)
 RULES_OBJECTS = {ENGINE / "variant.py", ENGINE / "rules.py"}
 
 
@@ -79,4 +95,9 @@ def test_only_the_rules_objects_branch_on_the_game() -> None:
 def test_the_game_branch_pattern_finds_both_spellings() -> None:
     assert GAME_BRANCH.search("if m.rules.is_gunzi:")
     assert GAME_BRANCH.search("x = self.rules.game == GUNZI")
+    assert GAME_BRANCH.search("gunzi = variant_of(t.rules).name == GUNZI")
+    assert GAME_BRANCH.search('if s.rules.name != "gunzi":')
+    assert GAME_BRANCH.search("if CLASSIC == self.variant.name:")
+    assert GAME_BRANCH.search("if m.variant.name == 'classic':")
     assert GAME_BRANCH.search("if variant.hand_scores:") is None
+    assert GAME_BRANCH.search('label = t(lang, f"game.{variant.name}")') is None

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, RANKS, SUITS, Card
 from gunzi.engine.order import TRUMP, Order, order_for
-from gunzi.engine.rules import GUNZI, Ruleset
+from gunzi.engine.rules import Ruleset
 from gunzi.engine.variant import variant_of
 
 if TYPE_CHECKING:
@@ -181,7 +181,8 @@ class Odds:
         self.me = me = t.seat
         self.partner = (me + 2) % 4
         self.opps = ((me + 1) % 4, (me + 3) % 4)
-        self.gunzi = variant_of(t.rules).name == GUNZI  # the bot plays each game its own way
+        self.variant = variant = variant_of(t.rules)  # the bot plays each game its own way
+        self.same_card = variant.same_card_leads  # plays are 1-3 copies of one card
         self.live = t.rules.follow == "live"
         decks = t.rules.decks
         played = [0] * NUM_TYPES
@@ -205,9 +206,9 @@ class Odds:
                         k += 1
                 if k < n:
                     void[seat][led] = True
-                elif n >= 2 and (not self.gunzi or not self.live):
+                elif n >= 2 and (not self.same_card or not self.live):
                     distinct = len(set(cards))
-                    if self.gunzi:
+                    if self.same_card:
                         if n == 2 and distinct == 2:
                             nopair[seat][led] = True
                         if n == 3 and distinct > 1:

@@ -64,7 +64,8 @@ class _Player:
         self.pol = policy_of(t.rules)
         self.cls = t.order.cls
         self.power = t.order.power
-        self.gunzi = o.gunzi
+        self.variant = o.variant
+        self.same_card = o.same_card
         self.hand = t.hand
         self.my_size = sum(t.hand)
         self.stake = self._stake()
@@ -76,11 +77,12 @@ class _Player:
         o, t = self.o, self.t
         if t.kitty is not None:
             kp = float(points(t.kitty))
-            jokers = 2 * t.kitty.count(BJ) + t.kitty.count(LJ) if self.gunzi else 0
+            moves = self.variant.kitty_jokers_move_levels
+            jokers = 2 * t.kitty.count(BJ) + t.kitty.count(LJ) if moves else 0
         else:
             kp = o.density * t.rules.kitty_size
             jokers = 0
-        if self.gunzi:  # 抠底 / 保底 also decides who upgrades (A8)
+        if self.variant.kou_di_decides_upgrade:  # 抠底 / 保底 (A8)
             return o.p.reserve_stake + 2.0 * kp + 12.0 * jokers
         return 2.5 * kp  # classic: only the kitty's points, multiplied
 
@@ -119,7 +121,7 @@ class _Player:
     # ------------------------------------------------------------ shapes and odds
     def units(self, play: Sequence[Card]) -> tuple[int, Units]:
         """(class or -1, units) of a play: 打滚子 plays are one group of identical cards."""
-        if self.gunzi:
+        if self.same_card:
             first = play[0]
             if any(c != first for c in play):
                 return -1, ()
@@ -185,7 +187,7 @@ class _Player:
 
     def lead_candidates(self) -> list[Play]:
         hand = self.hand
-        if self.gunzi:
+        if self.same_card:
             return GT.legal_leads(hand)
         out: list[Play] = []
         held = [c for c in range(NUM_TYPES) if hand[c]]
@@ -251,7 +253,7 @@ class _Player:
         if k == TRUMP or p.cash <= 0.0:
             value -= self.spent(play, p.lead_cost)
         else:
-            kvs = o.kv(play[0]) * n if self.gunzi else sum(o.kv(c) for c in play)
+            kvs = o.kv(play[0]) * n if self.same_card else sum(o.kv(c) for c in play)
             spent = self.spent(play, p.lead_cost)
             value -= spent - p.lead_cost * kvs * p.cash * p_hold
         # Strategy bonuses.
@@ -309,7 +311,7 @@ class _Player:
         held = self.o.held_class[led]
         in_class = [hand[c] if self.cls[c] == led else 0 for c in range(NUM_TYPES)]
         if held >= n:
-            if self.gunzi:
+            if self.same_card:
                 cands = self._gunzi_in_class(lead, in_class, members)
                 live = self.o.live
                 order = self.order
@@ -362,7 +364,7 @@ class _Player:
         """Trump plays with the lead's shape (the seat holds none of the led class)."""
         hand = self.hand
         trumps = [c for c in self.order.class_cards[TRUMP] if hand[c]]
-        if self.gunzi:
+        if self.same_card:
             n = len(lead)
             return [(c,) * n for c in trumps if hand[c] >= n]
         shape = CT.decompose(lead, self.order, self.pol)
@@ -417,11 +419,7 @@ class _Player:
 
     def _winner_units(self) -> tuple[int, Units]:
         plays = [p for _, p in self.t.trick]
-        if self.gunzi:
-            idx = GT.trick_winner(plays, self.order)
-        else:
-            lead = CT.decompose(plays[0], self.order, self.pol)
-            idx = CT.trick_winner(lead, plays, self.order, self.pol)
+        idx = self.variant.trick_winner_of(self.pol, self.order, plays)
         return self.units(plays[idx])
 
     def score_follow(self, play: Play) -> float:
@@ -431,11 +429,7 @@ class _Player:
         plays = [c for _, c in trick] + [play]
         lead = plays[0]
         led = self.cls[lead[0]]
-        if self.gunzi:
-            idx = GT.trick_winner(plays, self.order)
-        else:
-            shape = CT.decompose(lead, self.order, self.pol)
-            idx = CT.trick_winner(shape, plays, self.order, self.pol)
+        idx = self.variant.trick_winner_of(self.pol, self.order, plays)
         wseat = seats[idx]
         wcls, wunits = self.units(plays[idx])
         later = [(o.me + i) % 4 for i in range(1, 4 - len(trick))]

@@ -14,9 +14,9 @@ import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from gunzi.engine import checks
 from gunzi.engine.actions import Action, Kind, deal
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, Card, multiset_combinations
+from gunzi.engine.machine import Machine
 from gunzi.engine.state import MatchState
 
 
@@ -140,7 +140,7 @@ class LegalActions:
 
     __slots__ = ("_list", "_plays", "kind", "match", "seat")  # one per decision: keep it light
 
-    def __init__(self, match: MatchState, seat: int) -> None:
+    def __init__(self, match: Machine, seat: int) -> None:
         self.match = match
         self.seat = seat
         self.kind: Kind | None = None
@@ -155,12 +155,8 @@ class LegalActions:
             if plays is not None:
                 self._plays = plays
                 self._list = []
-        elif self.kind is Kind.DECLARE:
-            self._list = [Action(Kind.PASS, seat), *match.declarations(seat)]
-        elif self.kind is Kind.TRIBUTE:
-            self._list = self._tributes()
-        elif self.kind is Kind.BURY_JOKERS:
-            self._list = self._joker_burials()
+        else:  # the phase lists small decisions; large ones are built lazily
+            self._list = match.STEPS[match.phase].listed(match, seat)
 
     @property
     def enumerable(self) -> bool:
@@ -194,7 +190,7 @@ class LegalActions:
         return (
             isinstance(action, Action)
             and action.seat == self.seat
-            and checks.can_apply(self.match, action)
+            and self.match.can_apply(action)
         )
 
     def selection(self) -> Selection:
@@ -220,35 +216,3 @@ class LegalActions:
     def _lazy_plays(self) -> Iterator[Action]:
         for cards in self.match.variant.plays(self.match, self.seat):
             yield Action(Kind.PLAY, self.seat, cards)
-
-    def _tributes(self) -> list[Action]:
-        forced, tied, k = self.match.tribute_split(self.seat)
-        avail: dict[Card, int] = {}
-        for c in tied:
-            avail[c] = avail.get(c, 0) + 1
-        return [
-            Action(Kind.TRIBUTE, self.seat, tuple(sorted(forced + list(extra))))
-            for extra in multiset_combinations(sorted(avail.items()), k)
-        ]
-
-    def _joker_burials(self) -> list[Action]:
-        m = self.match
-        hand = m.hands[self.seat]
-        if m.pickup_jokers is not None:
-            k = len(m.pickup_jokers)
-            return [Action(Kind.BURY_JOKERS, self.seat, m.pickup_jokers, take=take)
-                    for take in m.pickup_choices(k)]
-        out = [Action(Kind.PASS, self.seat)]
-        limit = len(m.pickup_eligible()) if m.kitty_shown else hand[BJ] + hand[LJ]
-        for b in range(hand[BJ] + 1):
-            for lj in range(hand[LJ] + 1):
-                k = b + lj
-                if k == 0 or k > limit or (lj and b < hand[BJ]):
-                    continue
-                jokers = (LJ,) * lj + (BJ,) * b
-                if not m.kitty_shown:
-                    out.append(Action(Kind.BURY_JOKERS, self.seat, jokers))
-                    continue
-                for take in m.pickup_choices(k):
-                    out.append(Action(Kind.BURY_JOKERS, self.seat, jokers, take=take))
-        return out

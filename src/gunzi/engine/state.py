@@ -6,9 +6,10 @@ choices, the kitty pick-ups, which hands are revealed). :class:`Variant` is the
 interface of the one rules object per game (:mod:`gunzi.engine.variant`). The phases,
 the decisions each phase expects and the clause that says whose turn it is, the teams.
 
-The modules that read or score a match (checks, legal actions, hand end, the variants,
-views) depend on this module only; :class:`~gunzi.engine.match.Match` adds the moves.
-So the engine has no import cycle, not even one for types.
+The modules that read or score a match (legal actions, the variants, views) depend on
+this module, not on the moves; the moves are the phase objects'
+(:mod:`gunzi.engine.machine`), above it. So the engine has no import cycle, not even
+one for types.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
+from gunzi.engine.classic_policy import Policy
 from gunzi.engine.classic_tricks import Shape
 from gunzi.engine.events import Event
 from gunzi.engine.order import TRUMP, Order
@@ -61,6 +63,16 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
+# The fields of a hand's result that name its final kitty (the buried cards): the secret
+# part of its ``hand_end`` event, withheld while the hand is sealed (MatchState.sealed).
+RESULT_SECRETS = ("kitty", "kitty_points", "kitty_jokers")
+
+
+def public_result(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` without the fields that name its kitty (:data:`RESULT_SECRETS`)."""
+    return {k: v for k, v in result.items() if k not in RESULT_SECRETS}
+
+
 def _strength(cards: Sequence[Card]) -> int:
     """Declaration ladder (A4.2): 1, 2, 3 level cards < 3 LJ (4) < 3 BJ (5)."""
     if cards[0] == LJ:
@@ -85,7 +97,9 @@ class Variant:
     big_joker_first = False  # a LJ may be buried only with every BJ held (A6.3)
     no_trump = False  # [I-30] a hand nobody declares may be played with no trump suit
     buried_jokers_shown = False  # a joker in the kitty is shown to all (A6.5)
-    same_card_leads = False  # every lead is 1-3 copies of one card (A7)
+    same_card_leads = False  # every play is 1-3 copies of one card (A7)
+    kitty_jokers_move_levels = False  # jokers buried in the kitty add levels and blood (A8, A11)
+    kou_di_decides_upgrade = False  # the last trick (抠底/保底) also decides who upgrades (A8)
     hand_scores = False  # each hand ends with per-seat scores (A12), the ladder's per hand
     closes = "game"  # what the last hand of a match closes: a game (B) or a round (A10)
     past_last_level = "A+"  # how a level past the last one is written
@@ -98,6 +112,17 @@ class Variant:
     def clause(self, part_a: str, classic: str = "B") -> str:
         """The clause of docs/rules.md an error cites, given its 打滚子 (Part A) clause and
         the classic one (Part B, with the Part A clause it adopts where it says so)."""
+        raise NotImplementedError
+
+    def ruleset_label(self, rules: Ruleset) -> str | None:
+        """The ruleset's name where it says more than the game's own (a named variant)."""
+        return None if rules.name == self.name else rules.name
+
+    def trick_winner_of(self, pol: Policy, order: Order, plays: Sequence[Sequence[Card]]
+                        ) -> int:
+        """Index into ``plays`` (a trick in play order, lead first) of the winning play,
+        from the cards alone (for players that keep their own copy of the trick);
+        ``pol`` is the ruleset's trick policy (``policy_of(rules)``)."""
         raise NotImplementedError
 
     def lead_shape(self, rules: Ruleset, cards: Sequence[Card], order: Order

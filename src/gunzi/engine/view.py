@@ -13,8 +13,7 @@ from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.hand_end import public_result
-from gunzi.engine.state import STATE_FIELDS, MatchState, Phase
+from gunzi.engine.state import STATE_FIELDS, MatchState, Phase, public_result
 
 SPECTATOR = None
 M = TypeVar("M", bound=MatchState)

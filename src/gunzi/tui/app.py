@@ -247,8 +247,9 @@ class GunziApp(SessionApp[Session]):
         s = self.session
         variant = s.match.variant
         game = t(lang, f"game.{variant.name}")
-        if s.rules.name != "gunzi":
-            game += f" ({s.rules.name})"
+        label = variant.ruleset_label(s.rules)
+        if label is not None:
+            game += f" ({label})"
         if s.over:
             self._draw_final(game)
             return
