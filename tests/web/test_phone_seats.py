@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PHONE, missing
+from .conftest import DESKTOP, PHONE, missing
 from .test_feedback_web import play, quick_table
 
 REASON = missing()
@@ -180,13 +180,16 @@ def _overlaps(got: dict[str, Any]) -> list[Any]:
 
 
 # 打滚子 plays at most a triple (滚子); a classic 2-deck throw followed by everyone can be long.
-@pytest.mark.parametrize(("preset", "lang", "sizes"),
-                         [("gunzi", "zh", (1, 2, 3)), ("classic-2", "en", (3, 5, 8))])
-def test_the_widest_trick_stays_off_every_seat_on_a_phone(
+@pytest.mark.parametrize(("preset", "lang", "sizes", "device"), [
+    ("gunzi", "zh", (1, 2, 3), "phone"), ("classic-2", "en", (3, 5, 8), "phone"),
+    ("classic-2", "zh", (8, 12), "desktop")])
+def test_the_widest_trick_stays_off_every_seat(
         hall: str, new_page: Any, artifacts: Path, preset: str, lang: str,
-        sizes: tuple[int, ...]) -> None:
-    page = new_page(PHONE, lang=lang)
-    quick_table(page, hall, preset, True)
+        sizes: tuple[int, ...], device: str) -> None:
+    touch = device == "phone"
+    screen = PHONE if touch else DESKTOP
+    page = new_page(screen, lang=lang)
+    quick_table(page, hall, preset, touch)
 
     def hook(p: Any) -> bool:
         if p.evaluate("document.body.dataset.phase") == "play":
@@ -194,7 +197,7 @@ def test_the_widest_trick_stays_off_every_seat_on_a_phone(
         return False
 
     with pytest.raises(_AtPlay):
-        play(page, True, hook)
+        play(page, touch, hook)
     page.wait_for_function(
         "() => !document.getAnimations().some((a) => a.playState === 'running')")
     for n in sizes:
@@ -205,8 +208,9 @@ def test_the_widest_trick_stays_off_every_seat_on_a_phone(
             assert not got["busy"]
             bad = _overlaps(got)
             if bad:
-                page.screenshot(path=str(artifacts / f"phone-wide-{preset}-{n}-{leader}.png"))
+                page.screenshot(path=str(artifacts / f"{device}-wide-{preset}-{n}-{leader}.png"))
             assert not bad, (n, leader, bad[:3])
-            # Every card stays on the screen (nothing pushed past the phone's edge).
-            assert all(c["left"] >= 0 and c["right"] <= 375 for c in got["plays"]), got["plays"]
-    page.screenshot(path=str(artifacts / f"phone-wide-{preset}-{lang}.png"))
+            # Every card stays on the screen (nothing pushed past its edge).
+            width = screen["viewport"]["width"]
+            assert all(c["left"] >= 0 and c["right"] <= width for c in got["plays"]), got["plays"]
+    page.screenshot(path=str(artifacts / f"{device}-wide-{preset}-{lang}.png"))
