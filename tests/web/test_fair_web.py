@@ -1,15 +1,22 @@
 """Fair play in Chromium: the turn clock turns red and pulses in its last 10 s (still under
 reduced motion, red only) and ticks unless the sound is off; a bad table link shows the
-not-found page in Chinese and English with the way back to the lobby (desktop and phone)."""
+not-found page in Chinese and English with the way back to the lobby (desktop and phone);
+a guest who plays one hand and leaves gets no ghost play: the table ends after the hand in
+progress, that hand (played by 托管) counts for nobody, and the bot stays off the people's
+leaderboard."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from .conftest import DESKTOP, PHONE, missing
+from .conftest import DESKTOP, PHONE, free_port, missing, start_hall, stop_hall
+from .test_feedback_web import play, quick_table
 
 REASON = missing()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser tests: {REASON}")
@@ -131,3 +138,55 @@ def test_a_bad_table_link_shows_the_not_found_page(
     page.click("#nf-lobby")
     page.wait_for_url(hall + "/")
     page.wait_for_selector("#btn-quick")
+
+
+@pytest.fixture(scope="module")
+def leaving_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A hall where a player who left is waited for 2 s and the next hand comes 1 s after a
+    hand's end: a left table's fate shows within seconds."""
+    proc = start_hall(tmp_path_factory.mktemp("leaving-hall"), port := free_port(),
+                      hand_pause=1, away_after=2)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_hall(proc)
+
+
+def test_a_left_table_ends_and_its_ghost_hand_counts_for_nobody(
+        leaving_hall: str, browser: Any, new_page: Any, artifacts: Path) -> None:
+    # A guest plays hand 1 of a quick 打滚子 table by hints, sees hand 2 dealt, and leaves.
+    ctx = browser.new_context(**DESKTOP)
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        tid = quick_table(page, leaving_hall, "gunzi", False)
+        uid = page.evaluate("fetch('/api/me').then((r) => r.json()).then((d) => d.user.id)")
+        play(page, False, lambda p: False)
+        page.wait_for_function(
+            "() => document.getElementById('hand-no').textContent.startsWith('第 2 局')",
+            timeout=30000)
+    finally:
+        ctx.close()
+    # 托管 finishes hand 2 for the seat; no hand 3 is dealt: the table ends.
+    deadline = time.monotonic() + 90
+    with httpx.Client(base_url=leaving_hall, timeout=10) as http:
+        while (info := http.get(f"/api/tables/{tid}").json())["status"] != "abandoned":
+            assert info["status"] == "playing", info
+            assert time.monotonic() < deadline, info
+            time.sleep(0.3)
+        assert info["hands_played"] == 2, info
+        me = http.get(f"/api/players/{uid}").json()["ladders"]["gunzi"]
+    assert me["games"] == 1, me  # hand 1 only: hand 2 was the bot's decisions, not hers
+
+    # The people's leaderboard lists her and no bot; the bots have their own.
+    page = new_page(DESKTOP)
+    page.goto(leaving_hall + "/leaders.html")
+    page.wait_for_selector("body[data-ready]", state="attached")
+    page.click("#game-gunzi")
+    mine = page.locator(f"#ladder-rows tr[data-player='{uid}']")
+    mine.wait_for()
+    assert page.locator("#ladder-rows tr[data-player='rule']").count() == 0
+    page.screenshot(path=str(artifacts / "left-table-leaders.png"), full_page=True)
+    page.click("#kind-bots")
+    page.locator("#ladder-rows tr[data-player='rule']").wait_for()
+    assert mine.count() == 0
