@@ -3,10 +3,12 @@ reduced motion, red only) and ticks unless the sound is off; a bad table link sh
 not-found page in Chinese and English with the way back to the lobby (desktop and phone);
 a guest who plays one hand and leaves gets no ghost play: the table ends after the hand in
 progress, that hand (played by 托管) counts for nobody, and the bot stays off the people's
-leaderboard."""
+leaderboard; with nobody at the keys one timeout decides once and the second in a row puts
+the seat in 托管 (its badge), which the 托管 button takes back."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +192,33 @@ def test_a_left_table_ends_and_its_ghost_hand_counts_for_nobody(
     page.click("#kind-bots")
     page.locator("#ladder-rows tr[data-player='rule']").wait_for()
     assert mine.count() == 0
+
+
+
+def test_one_timeout_decides_once_and_two_in_a_row_mean_托管(
+        hall: str, new_page: Any, artifacts: Path) -> None:
+    """Nobody at the keys of a 1 s clock: the page's socket is asked for two decisions
+    (outside the draw, where a timeout is quiet) before the seat goes to 托管, and the seat
+    shows the 托管 badge only then; the 托管 button takes it back."""
+    page = new_page(DESKTOP)
+    seen: dict[str, Any] = {"asked": [], "at_auto": None}
+
+    def frame(payload: str | bytes) -> None:
+        f = json.loads(payload)
+        if f.get("t") == "table" and f["table"]["seats"][0]["auto"]:
+            if seen["at_auto"] is None:
+                seen["at_auto"] = list(seen["asked"])
+        elif (f.get("t") in ("events", "snapshot") and f["turn"]["seat"] == 0
+              and f["turn"]["deadline"] is not None and f["view"]["phase"] != "draw"
+              and f["seq"] not in seen["asked"] and seen["at_auto"] is None):
+            seen["asked"].append(f["seq"])
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    _clocked_table(page, hall, 1)
+    page.wait_for_selector("#seat-bottom .auto-badge", timeout=30000)
+    assert seen["at_auto"] is not None and len(seen["at_auto"]) == 2, seen
+    page.screenshot(path=str(artifacts / "timeouts-auto.png"))
+    # Taking the seat back with the 托管 button: the badge goes (the bots may have finished
+    # the hand by now: its summary would be in the pointer's way).
+    page.eval_on_selector("#btn-auto", "(b) => b.click()")
+    page.wait_for_selector("#seat-bottom .auto-badge", state="detached")
