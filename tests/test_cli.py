@@ -731,11 +731,12 @@ def test_every_help_shows_flags_as_flags_and_no_markup() -> None:
 
     commands = _commands()
     assert {"simulate", "play", "arena", "replay", "review", "bench"} <= {c[0] for c in commands}
-    for words in commands:
+    for words in [[], *commands]:  # the overview too: it lists each command's first line
         result = runner.invoke(app, [*words, "--help"], env={"COLUMNS": "200"})
         assert result.exit_code == 0, (words, result.output)
         text = result.output
         assert "<bool>" not in text and "``" not in text, (words, text)
+        assert not re.search(r"`[^`\n]+`", text), (words, text)  # no Markdown code marks
         assert not re.search(r":(mod|func|class|meth):", text), (words, text)
         cmd: Any = typer.main.get_command(app)
         for word in words:

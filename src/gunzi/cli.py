@@ -322,9 +322,11 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
 ) -> None:
-    """Full random hands per second on one core, validation on; then `speed`: hands per
+    """Engine speed: random hands per second, then the speed figures against a C yardstick.
+
+    First full random hands per second on one core, validation on; then "speed": hands per
     CPU-second through the API and play phases through the play core, pure and compiled
-    (after `make fast`), as ratios to the C yardstick run before and after.
+    (after make fast), as ratios to the C yardstick run before and after.
 
     A progress bar on stderr while it runs (on a terminal, without --json)."""
     ruleset = _rules(rules, None)

@@ -51,16 +51,24 @@ def free_port() -> int:
         return port
 
 
-def start_hall(data: Path, port: int, hand_pause: float = 120,
-               bot_delay: float = 0.02) -> subprocess.Popen[bytes]:
+def start_hall(data: Path, port: int, hand_pause: float = 120, bot_delay: float = 0.02,
+               away_after: float | None = None) -> subprocess.Popen[bytes]:
     """``python -m gunzi.server serve`` on ``port`` with its store in ``data``; waits for
-    /healthz. Fast bots, no turn clock, a long pause after each hand (the summary stays)."""
+    /healthz. Fast bots, no turn clock, a long pause after each hand (the summary stays);
+    ``away_after``: the grace of a player who left (the hall's default if None)."""
     env = {**os.environ, "GUNZI_ARGON2_PROFILE": "cheapest", "GUNZI_SQLITE_SYNCHRONOUS": "NORMAL"}
+    # The hall runs from this checkout's source, whatever is installed: the process starts in
+    # the data directory, where a relative PYTHONPATH=src would silently fall back to the
+    # installed copy (another checkout's pages under test).
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)
     cmd = [
         sys.executable, "-m", "gunzi.server", "serve", "--port", str(port),
         "--data-dir", str(data), "--bot-delay", str(bot_delay), "--hand-pause", str(hand_pause),
         "--clock", "0", "--log-level", "warning",
     ]
+    if away_after is not None:
+        cmd += ["--away-after", str(away_after)]
     with (data / "server.log").open("ab") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=str(data),
                                 env=env)

@@ -1,4 +1,5 @@
-"""Accessibility: every page passes axe-core with no serious or critical violation, on a
+"""Accessibility: every page (lobby, not-found, table, leaders, player, replay, rules,
+步步为营 board) passes axe-core with no serious or critical violation, on a
 1280x800 desktop and a 375x812 phone. axe-core's script is the copy bundled in the
 ``axe-playwright-python`` package (the dev extra), injected into the page: nothing is
 fetched from the network at test time.
@@ -81,6 +82,7 @@ def test_every_page_has_no_serious_violation(hall: str, new_page: Any, artifacts
     check(page, f"{device}-not-found", artifacts)
 
     guest_quick_play(page, hall, touch)
+    tid = page.evaluate("new URLSearchParams(location.search).get('t')")
     check(page, f"{device}-table-start", artifacts)
     _decide(page, 2)
     # A selection in the hand, as when choosing what to play.
@@ -101,6 +103,13 @@ def test_every_page_has_no_serious_violation(hall: str, new_page: Any, artifacts
     page.set_input_files("#rp-file", str(GOLDEN))
     page.wait_for_selector("#rp-hands .card")
     check(page, f"{device}-replay", artifacts)
+
+    # The rules page (generated from docs/rules*.md) in both languages, and a table's own
+    # (its options marked), as the table's 规则 link opens it.
+    for name, query in (("zh", "lang=zh"), ("en", "lang=en"), ("table", f"lang=zh&table={tid}")):
+        page.goto(hall + "/rules?" + query)
+        page.wait_for_selector("h1")
+        check(page, f"{device}-rules-{name}", artifacts)
 
     goto(page, hall + "/")
     page.click("#btn-bb-2")

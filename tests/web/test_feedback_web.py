@@ -28,7 +28,8 @@ Hook = Callable[[Any], bool]  # called at each of my decisions; True: it acted i
 def quick_table(page: Any, hall: str, preset: str, touch: bool) -> str:
     """A guest's quick-play table of one hand with ``preset``: its id, the page on it."""
     goto(page, hall + "/")
-    _press(page, "#btn-guest", touch)
+    if not page.locator("#btn-logout").count():  # signed in already: the same guest
+        _press(page, "#btn-guest", touch)
     page.wait_for_selector("#btn-logout", state="attached")
     page.select_option("#quick-preset", preset)
     _press(page, "#btn-quick", touch)
@@ -263,7 +264,6 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
 
     touch = device == "phone"
     page = new_page(PHONE if touch else DESKTOP)
-    table_id = quick_table(page, hall, "classic-2", touch)
     seen: dict[str, Any] = {"prompts": set(), "banner": None, "tries": 0}
 
     def hook(p: Any) -> bool:
@@ -302,10 +302,16 @@ def test_classic_lead_prompt_and_failed_throw(hall: str, new_page: Any, artifact
         p.screenshot(path=str(artifacts / f"feedback-{device}-throw.png"))
         return True
 
-    play(page, touch, hook)
+    # A deal may give me no lead, or only throws that stand: another table then (the
+    # failed throw is what this test is for, so it does not give up after one deal).
+    for _ in range(4):
+        table_id = quick_table(page, hall, "classic-2", touch)
+        seen["tries"] = 0
+        play(page, touch, hook)
+        if seen["banner"] is not None:
+            break
     assert seen["prompts"] <= {"轮到你首出：单张、对子、拖拉机或甩牌"}, seen["prompts"]
-    if seen["banner"] is None:
-        pytest.skip(f"no failed throw in {seen['tries']} tries this deal: {seen}")  # rare
+    assert seen["banner"] is not None, f"no failed throw in four deals: {seen}"
     text, caption = seen["banner"]
     assert "fail" in seen["cues"], seen["cues"]
     # "甩牌失败：我 甩 3♠ 5♠，下家 … 有 6♠ 更大" and "改出 3♠"

@@ -35,6 +35,36 @@ setInterval(() => {
 }, 40);
 """
 
+# Every cue played from the start (Sound.recent keeps only the last 50) into window.__cues,
+# and the tricks where a seat trumped a plain-suit lead (毙, read from the trick as drawn:
+# the lead's cards have no trump mark, all of another seat's cards have) into
+# window.__kills.
+WATCH_KILLS = """
+window.__cues = []; window.__kills = [];
+document.addEventListener("DOMContentLoaded", () => {
+  import("/js/sound.js").then((m) => {
+    const play = m.Sound.play.bind(m.Sound);
+    m.Sound.play = (name) => {
+      const on = play(name);
+      if (on) window.__cues.push(name);
+      return on;
+    };
+  });
+  const board = document.getElementById("board");
+  if (!board) return;
+  const cards = (slot) => [...slot.querySelectorAll(".card")];
+  const trump = (c) => c.classList.contains("trump");
+  new MutationObserver(() => {
+    const slots = [...board.querySelectorAll(".center .play")];
+    const lead = slots.find((s) => s.querySelector(".lead-tag"));
+    if (!lead || !cards(lead).length || cards(lead).some(trump)) return;
+    const killed = slots.some((s) => s !== lead && cards(s).length && cards(s).every(trump));
+    const n = /(\\d+)/.exec(document.getElementById("trick-caption").textContent || "");
+    if (killed && n && !window.__kills.includes(+n[1])) window.__kills.push(+n[1]);
+  }).observe(board, { childList: true, subtree: true });
+});
+"""
+
 
 def _console_errors(page: Any) -> list[str]:
     errors: list[str] = []
@@ -50,6 +80,7 @@ def test_whole_hand_sounds_motion_no_console_errors(hall: str, new_page: Any, ar
     page = new_page(PHONE if touch else DESKTOP)
     errors = _console_errors(page)
     page.add_init_script(WATCH_ANIMATIONS)
+    page.add_init_script(WATCH_KILLS)
     guest_quick_play(page, hall, touch)
     done = play_hand(page, f"feel-{device}", artifacts, touch=touch, manual_pass=False)
     assert done.get("play", 0) >= 10, done
@@ -59,6 +90,12 @@ def test_whole_hand_sounds_motion_no_console_errors(hall: str, new_page: Any, ar
     # deal), tricks, and an end (won or lost).
     assert {"turn", "play"} <= cues and cues & {"play_other", "kill"}, cues
     assert cues & {"trick_us", "trick_them"} and cues & {"end_win", "end_lose"}, cues
+    # A kill (毙) has its own cue: heard when a trick other than the last had one (the
+    # last trick's cue gives way to the hand's end, the more important one).
+    kills, heard = page.evaluate("[window.__kills, window.__cues]")
+    print(f"kills in tricks {kills}; cues {len(heard)}")
+    if [k for k in kills if k != max(kills)]:
+        assert "kill" in heard, (kills, heard)
     anims = page.evaluate("window.__anims")
     assert anims["seen"] >= 20, anims  # dealing, plays and sweeps all animate
     assert not errors, errors

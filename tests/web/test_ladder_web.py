@@ -4,6 +4,7 @@ rating chart (inline SVG) and the history's links."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,17 @@ def test_leaderboard_and_player_page(hall: str, new_page: Any, artifacts: Path) 
     row.wait_for()
     assert user["name"] in row.inner_text()
     assert row.locator(".ladder-title").inner_text() in ("幼小班", "幼中班")
+    # Titles stay Chinese in English mode; their tooltip translates them.
+    title = row.locator(".ladder-title")
+    tip = title.get_attribute("title") or ""
+    assert re.fullmatch(r"积分 -?\d+", tip), tip
+    page.click("#btn-lang")
+    row.wait_for()
+    assert title.inner_text() in ("幼小班", "幼中班")
+    tip = title.get_attribute("title") or ""
+    assert re.fullmatch(r"nursery, (first|second) year · -?\d+ ladder points", tip), tip
+    page.click("#btn-lang")
+    row.wait_for()
     bot_row = page.locator("#ladder-rows tr[data-player='rule']")
     assert bot_row.count() == 0  # the people's ladder lists no bot
     page.screenshot(path=str(artifacts / "ladder-leaders.png"), full_page=True)

@@ -51,6 +51,11 @@ def test_replay_link_steps_and_upload(hall: str, new_page: Any, artifacts: Path,
     plays = page.locator("#rp-trick .rp-play")
     assert plays.count() == 4  # the link opened trick 3 with its four plays
     assert page.locator("#rp-step").inner_text() == f"第 3 / {len(tricks)} 墩"
+    # The hand selector speaks the page's language (it read "hand 1" in the Chinese page).
+    assert page.locator("#rp-hand option").first.inner_text() == "第 1 局"
+    page.click("#btn-lang")
+    assert page.locator("#rp-hand option").first.inner_text() == "hand 1"
+    page.click("#btn-lang")
     assert page.locator("#rp-trick .win-tag").count() == 1
     played = sum(len(p["cards"]) for tr in tricks[:3] for p in tr["plays"])
     assert page.locator("#rp-hands .card.played").count() == played  # greyed so far

@@ -132,12 +132,15 @@ def decide(page: Any, shots: Shots, *, throw: bool = False) -> None:
         if phase in ("tribute", "return", "bury", "play"):
             shots.take(phase)
         if throw and my_lead(page) and try_throw(page):
-            failed = page.locator(".log-line.ev-play", has_text=re.compile("甩牌失败|failed throw"))
+            # The still must show the failure itself: the banner over its trick (drawn once
+            # the previous trick's hold is over), not just a line in the log.
+            banner = page.locator("#throw-banner:not([hidden])")
             try:
-                failed.first.wait_for(state="attached", timeout=1500)
+                banner.wait_for(state="visible", timeout=3000)
             except Exception:  # the throw held (or was refused): try at the next lead
                 continue
-            shots.take("failed-throw", settle=200)
+            shots.take("failed-throw", settle=100)
+            assert "甩牌失败" in (banner.text_content() or ""), banner.text_content()
             return
         try:
             page.click("#btn-hint")
@@ -157,13 +160,18 @@ def test_screenshot_set(quick_hall: str, slow_hall: str, browser: Any, device: s
     page.set_default_timeout(20000)
     shots = Shots(page, device)
     try:
-        quick(page, slow_hall, "classic-2")
-        decide(page, shots, throw=True)
+        # A throw that fails: another classic table when a whole hand gave none.
+        for _ in range(4):
+            quick(page, slow_hall, "classic-2")
+            decide(page, shots, throw=True)
+            if "failed-throw" in shots.taken:
+                break
         goto(page, quick_hall + "/")
         shots.take("lobby")
         # 打滚子 until a tribute shows (none in a round's first hand)
         quick(page, quick_hall, "gunzi")
-        for _ in range(6):
+        # We bury only when the deal falls to our seat: up to 12 hands (6 missed it once).
+        for _ in range(12):
             decide(page, shots)
             shots.take("summary")
             if {"tribute", "bury"} <= shots.taken:

@@ -24,8 +24,10 @@ def review_command(
                                           help="Rollouts per rated play (late plays)")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the rollouts")] = 0,
 ) -> None:
-    """Rate one seat's card plays in a finished hand with the search bot and say where
-    points or levels were lost (early plays get 40% of --rollouts)."""
+    """Rate one seat's card plays in a finished hand and say where points were lost.
+
+    The search bot rates each play and says where points or levels were lost (early plays
+    get 40% of --rollouts)."""
     if lang not in ("zh", "en"):
         print("--lang must be zh or en", file=sys.stderr)
         raise typer.Exit(2)

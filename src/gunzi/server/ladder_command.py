@@ -25,7 +25,7 @@ def top_cmd(
                     ] = False,
     database: Annotated[
         str | None,
-        typer.Option(help="SQLAlchemy URL (default: the hall's, as `gunzi serve` uses)"),
+        typer.Option(help="SQLAlchemy URL (default: the hall's, as gunzi serve uses)"),
     ] = None,
     data_dir: Annotated[
         Path | None, typer.Option(help="Data directory (default ./data or $GUNZI_DATA)")

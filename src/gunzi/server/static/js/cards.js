@@ -140,6 +140,7 @@ export function cardElement(name, opts = {}) {
 /** A row of small cards (tricks, kitty, summaries). */
 export function cardRow(names, opts = {}) {
   const row = el("div", "card-row " + (opts.size || "small"));
+  row.style.setProperty("--n", String(names.length)); // a phone's trick fits long plays by it
   for (const name of names) row.appendChild(cardElement(name, { size: opts.size || "small", trump: opts.ctx ? isTrump(name, opts.ctx) : false }));
   return row;
 }
