@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from gunzi.bots import card_obs
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
 from gunzi.engine.view import knows_kitty, seat_position
 from gunzi.env import card_actions as CA
-from gunzi.env import card_obs
 from gunzi.env.board import BoardEnv
 from gunzi.env.cards import CardEnv
 from gunzi.env.single import SingleSeatEnv

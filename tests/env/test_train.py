@@ -13,8 +13,9 @@ torch = pytest.importorskip("torch")
 
 from typer.testing import CliRunner  # noqa: E402
 
+from gunzi.bots import card_obs  # noqa: E402
 from gunzi.cli import app  # noqa: E402
-from gunzi.env import card_obs, dmc  # noqa: E402
+from gunzi.env import dmc  # noqa: E402
 
 
 def test_a_few_hundred_hands_train_and_resume(tmp_path: Path) -> None:

@@ -1,77 +1,32 @@
-"""The fixed action space of the card environments, and the card-by-card builder.
+"""The card-by-card builder of the card environments over the fixed token space.
 
-Every engine action is written as a short sequence of *tokens* from one fixed set of
-:data:`NUM_ACTIONS` ids, so one ``Discrete`` space (and one mask) serves every card game
-and every decision kind (docs/research.md has the table):
-
-====================  =========================================================
-ids                   token
-====================  =========================================================
-0 … 53                PICK face f: add one card of face f to the choice being built
-54 … 215              GROUP: 打滚子 play of k = 1, 2, 3 identical cards of face f,
-                      id ``54 + 3f + k - 1`` (one step: the whole play)
-216 … 219             SUIT s (S, H, C, D) named by a three-joker declaration
-220                   TAKE: the cards picked after it are the kitty cards taken back
-                      (joker burying, A6.3)
-221                   DONE: the choice built so far is the action
-222                   PASS (declaring, joker burying)
-====================  =========================================================
-
-An action's tokens are its cards in id order (PICK), then SUIT, then TAKE and the taken
-cards, then DONE; a PASS is ``[PASS]`` and a 打滚子 play of identical cards ``[GROUP]``
-(classic plays, tractors and throws included, are always built by PICKs). The mask of a
-step is the set of next tokens of the legal actions that extend what is built so far, so a
-completed sequence is always a legal action and every legal action can be built.
+The token space itself (ids, :func:`tokens`, :func:`token_name`; the table is in
+:mod:`gunzi.bots.card_tokens` and docs/research.md) is defined with the bots, so the
+``learned`` bot reads the same ids; it is re-exported here for the environments.
 """
 
 from __future__ import annotations
 
+from gunzi.bots.card_tokens import (
+    ACTION_SPACE_VERSION,
+    DONE,
+    GROUP0,
+    NUM_ACTIONS,
+    PASS,
+    SUIT0,
+    TAKE,
+    Tokens,
+    lead_tokens,
+    next_of,
+    token_name,
+    tokens,
+)
 from gunzi.engine.actions import Action, Kind
-from gunzi.engine.cards import NUM_TYPES
 from gunzi.engine.legal import LegalActions, play_action
 from gunzi.engine.state import MatchState
 
-GROUP0 = NUM_TYPES  # 54
-SUIT0 = GROUP0 + 3 * NUM_TYPES  # 216
-TAKE = SUIT0 + 4  # 220
-DONE = TAKE + 1  # 221
-PASS = DONE + 1  # 222
-NUM_ACTIONS = PASS + 1  # 223
-# Bump when the table above changes: a saved policy names the version it was trained on.
-ACTION_SPACE_VERSION = 1
-
-Tokens = tuple[int, ...]
-
-
-def tokens(action: Action, grouped: bool) -> Tokens:
-    """The token sequence of ``action``; ``grouped`` plays of identical cards are one GROUP."""
-    if action.kind is Kind.PASS:
-        return (PASS,)
-    cards = action.cards
-    if grouped and action.kind is Kind.PLAY and len(cards) <= 3 and len(set(cards)) == 1:
-        return (GROUP0 + 3 * cards[0] + len(cards) - 1,)
-    out = list(cards)
-    if action.suit >= 0:
-        out.append(SUIT0 + action.suit)
-    if action.kind is Kind.BURY_JOKERS and action.take:
-        out.append(TAKE)
-        out.extend(action.take)
-    out.append(DONE)
-    return tuple(out)
-
-
-def token_name(token: int) -> str:
-    """A readable name, for logs and OpenSpiel's action strings."""
-    from gunzi.engine.cards import SUITS, name
-
-    if token < GROUP0:
-        return f"pick {name(token)}"
-    if token < SUIT0:
-        face, k = divmod(token - GROUP0, 3)
-        return "play " + " ".join([name(face)] * (k + 1))
-    if token < TAKE:
-        return f"suit {SUITS[token - SUIT0]}"
-    return {TAKE: "take", DONE: "done", PASS: "pass"}[token]
+__all__ = ["ACTION_SPACE_VERSION", "DONE", "GROUP0", "NUM_ACTIONS", "PASS", "SUIT0", "TAKE",
+           "Builder", "Tokens", "token_name", "tokens"]
 
 
 class Builder:
@@ -92,7 +47,8 @@ class Builder:
         self._selection = (legal.selection() if legal.kind in (Kind.BURY, Kind.RETURN)
                            else None)
         # A classic lead is any non-empty set of held cards of one class (a single unit or
-        # a throw, B5): far too many to list with three decks, so it is built by rule.
+        # a throw, B5): far too many to list with three decks, so it is built by rule
+        # (card_tokens.lead_tokens).
         self._lead = legal.kind is Kind.PLAY and not grouped and not match.trick
         self._table: dict[Tokens, Action] | None = None
         if self._selection is None and not self._lead:
@@ -108,10 +64,9 @@ class Builder:
             # (an id-order rule would strand a prefix, e.g. BJ picked before a needed LJ).
             return sorted(set(self._selection.options(list(prefix))))
         if self._lead:
-            return self._lead_tokens(prefix)
+            return lead_tokens(self.match.hands[self.legal.seat], self.match.order.cls, prefix)
         assert self._table is not None
-        n = len(prefix)
-        return sorted({seq[n] for seq in self._table if seq[:n] == prefix and len(seq) > n})
+        return next_of(self._table, prefix)
 
     def push(self, token: int) -> Action | None:
         """Add ``token`` (which must be in :meth:`next_tokens`); the action once complete."""
@@ -124,17 +79,3 @@ class Builder:
             return None if token != DONE else play_action(self.legal.seat, tuple(self.built[:-1]))
         assert self._table is not None
         return self._table.get(tuple(self.built))
-
-    def _lead_tokens(self, prefix: Tokens) -> list[int]:
-        hand = self.match.hands[self.legal.seat]
-        cls = self.match.order.cls
-        used = [0] * NUM_TYPES
-        for c in prefix:
-            used[c] += 1
-        # Cards are picked in id order (as the action sorts them), so a choice has one path.
-        low = prefix[-1] if prefix else 0
-        out = [c for c in range(low, NUM_TYPES)
-               if hand[c] > used[c] and (not prefix or cls[c] == cls[prefix[0]])]
-        if prefix:
-            out.append(DONE)
-        return out

@@ -1,8 +1,8 @@
 """PettingZoo AEC environment for 打滚子 and classic 升级 (1–3 decks), any rule option.
 
 One episode is ``hands`` hands of a match (1 by default). The action space and the mask are
-:mod:`gunzi.env.card_actions` (one fixed set of 223 token ids), the observation
-:mod:`gunzi.env.card_obs`; the reward of a seat is its net levels: in 打滚子 its A12 hand
+:mod:`gunzi.bots.card_tokens` (one fixed set of 223 token ids), the observation
+:mod:`gunzi.bots.card_obs`; the reward of a seat is its net levels: in 打滚子 its A12 hand
 scores (cards), in classic the levels its team gained less those the other team gained.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from gunzi.bots import card_obs
 from gunzi.engine import rules as card_rules
 from gunzi.engine.actions import Action
 from gunzi.engine.match import Match
 from gunzi.engine.variant import variant_of
 from gunzi.engine.view import seat_position
 from gunzi.env import card_actions as CA
-from gunzi.env import card_obs
 from gunzi.env.aec import TurnEnv
 
 

@@ -1,8 +1,8 @@
 """Deep Monte-Carlo self-play in the style of DouZero, on PyTorch CPU (the ``[learn]`` extra).
 
 One action-conditioned value net Q(s, a) for every seat: the seat's observation
-(:mod:`gunzi.env.card_obs`, 750 floats) and one token id of the fixed action space
-(:mod:`gunzi.env.card_actions`). The state part of the first layer is a Linear over the
+(:mod:`gunzi.bots.card_obs`, 750 floats) and one token id of the fixed action space
+(:mod:`gunzi.bots.card_tokens`). The state part of the first layer is a Linear over the
 observation, the action part an embedding of the token (the same as a Linear over a one-hot,
 computed once per candidate), then 256 → 256 → 1. At each step all legal tokens are scored
 in one batch and the best is played (ε-greedy). Targets are the seat's final reward of the
@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from gunzi.bots import card_obs
 from gunzi.env import card_actions as CA
-from gunzi.env import card_obs
 from gunzi.env.cards import CardEnv
 
 CHECKPOINT = "checkpoint.pt"

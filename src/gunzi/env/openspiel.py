@@ -8,13 +8,13 @@ Importing this module registers ``python_gunzi`` (打滚子) and ``python_gunzi_
   deals that exact deck (``deal(seed=0, deck=…)``), so the draw order that declaring
   depends on is chance's. A redeal or a random kitty draw inside the hand comes from the
   engine's seeded generator (seed 0): deterministic, not a chance node.
-* Players act with the environments' token ids (:mod:`gunzi.env.card_actions`, 223 ids):
+* Players act with the environments' token ids (:mod:`gunzi.bots.card_tokens`, 223 ids):
   a decision of several cards is several OpenSpiel actions by the same player. Legal ids
   come from the acting seat's own position, as in the PettingZoo environment.
 * Information state string (perfect recall): the seat's own event stream
   (:func:`gunzi.engine.view.stream`, the one place that decides what a seat sees) plus its
   own choice being built. Observation string: its current view. Both tensors are
-  :func:`gunzi.env.card_obs.encode` of the view (a summary, not perfect recall).
+  :func:`gunzi.bots.card_obs.encode` of the view (a summary, not perfect recall).
 * Returns: net levels of the hand (打滚子 A12 hand scores; classic net team levels), zero-sum.
 * :func:`resample` deals the cards a seat cannot see anew among the other seats (hand sizes
   kept, shown voids respected when possible), for ISMCTS's ``set_resampler``.
@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from gunzi.bots import card_obs
 from gunzi.engine import cards as C
 from gunzi.engine import rules as card_rules
 from gunzi.engine.actions import deal
@@ -36,7 +37,6 @@ from gunzi.engine.match import Match
 from gunzi.engine.variant import variant_of
 from gunzi.engine.view import knows_kitty, seat_position, stream
 from gunzi.env import card_actions as CA
-from gunzi.env import card_obs
 from gunzi.env.cards import net_levels
 from gunzi.env.openspiel_types import game_type, register
 
