@@ -278,3 +278,29 @@ def test_the_seat_position_answers_like_the_match() -> None:
             assert d.sample(random.Random(s)) == legal.sample(random.Random(s))
         checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize(("rules_name", "hands"), [("gunzi", 3), ("classic-2", 1)])
+def test_options_and_listing_answer_like_the_match(rules_name: str, hands: int) -> None:
+    """A Decision's card-by-card ``options`` (bury, return) and on-demand ``listing``
+    (classic follows) give what the live match's legal actions give."""
+    asked = Counter[str]()
+    for m, d in _play_through(rules_name, 1, hands):
+        legal = m.legal_actions(d.seat)
+        if d.count:
+            assert d.options is not None
+            sel = legal.selection()
+            chosen: list[int] = []
+            while len(chosen) < d.count:
+                assert d.options(chosen) == sel.options(chosen)
+                chosen.append(sel.options(chosen)[-1])
+            asked["options"] += 1
+        else:
+            assert d.options is None
+        if d.listing is not None:
+            assert d.actions is None and m.trick
+            if asked["listing"] < 40:
+                assert set(d.listing()) == set(legal)
+            asked["listing"] += 1
+    assert asked["options"] >= 1
+    assert (asked["listing"] > 0) == rules_name.startswith("classic")

@@ -2,8 +2,10 @@
 
 A bot never holds the match, nor any copy of it. :func:`observe` is the only bridge: it
 gives the seat's view (everything that seat may know), its own hand, the listed legal
-actions when they are few, and two callables a human has too: ``check`` (would this
-action be accepted, and if not why) and ``sample`` (some legal action). Both are methods
+actions when they are few, and callables a human has too: ``check`` (would this
+action be accepted, and if not why), ``sample`` (some legal action) and, when choosing
+cards to bury or return, ``options`` (which cards may be picked next), or following in
+classic, ``listing`` (the legal plays, on demand). All are methods
 of a :class:`SeatRules`, which holds the seat's position as plain field values
 (:func:`~gunzi.engine.view.seat_fields`: no other hand, no unseen kitty, no deck, seed or
 event log) and builds a throwaway position from them for each question, so nothing
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,12 @@ class Decision:
     count: int  # cards to choose for bury / return (0 otherwise)
     check: Callable[[Action], str | None]  # None if legal, else the engine's reason
     sample: Callable[[random.Random], Action]  # a random legal action
+    # bury / return, card by card: the cards that may be added to those chosen so far with
+    # a legal completion still possible (what a player's hand of clickable cards shows)
+    options: Callable[[Sequence[int]], list[int]] | None = None
+    # a classic follow (not listed eagerly: with a void it may be many): every legal play,
+    # listed on demand
+    listing: Callable[[], tuple[Action, ...]] | None = None
 
 
 class SeatRules:
@@ -77,6 +85,15 @@ class SeatRules:
             return rng.choice(self.actions)
         return self.position().legal_actions(self.seat).sample(rng)
 
+    def options(self, chosen: Sequence[int]) -> list[int]:
+        """Bury / return tribute: the cards that may join ``chosen`` (own cards already
+        picked) with a legal choice still reachable; empty once ``chosen`` is complete."""
+        return self.position().legal_actions(self.seat).selection().options(chosen)
+
+    def listing(self) -> tuple[Action, ...]:
+        """Every legal action, listed now (for a decision :func:`observe` did not list)."""
+        return tuple(self.position().legal_actions(self.seat))
+
 
 def observe(match: Match, seat: int) -> Decision:
     """The decision ``seat`` faces now (the seat must be the one to act)."""
@@ -100,6 +117,9 @@ def observe(match: Match, seat: int) -> Decision:
         count=count,
         check=rules.check,
         sample=rules.sample,
+        options=rules.options if count else None,
+        listing=rules.listing if actions is None and legal.kind is Kind.PLAY and match.trick
+        else None,
     )
 
 
