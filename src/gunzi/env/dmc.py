@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False,
         if not ckpt.exists():
             raise FileNotFoundError(f"nothing to resume: {ckpt} does not exist")
         net, data = load(ckpt)
+        config = replace(config, hidden=data["config"]["hidden"])  # the net keeps its width
         opt = torch.optim.RMSprop(net.parameters(), lr=config.lr, alpha=0.99, eps=1e-5)
         opt.load_state_dict(data["optimizer"])
         done = data["hands_done"]
@@ -181,3 +182,4 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False,
         _save(ckpt, net, opt, config, done, rng)
     return {"hands_done": done, "hands_this_run": done - start, "updates": updates,
             "last_loss": last_loss, "checkpoint": str(ckpt)}
+

@@ -27,6 +27,8 @@ def train(
     epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="Exploration rate")] = 0.01,
     checkpoint_every: Annotated[int, typer.Option(min=1, help="Hands between checkpoints")
                                 ] = 100,
+    hidden: Annotated[int, typer.Option(min=1, help="Width of the net's hidden layers "
+                                        "(a new run only; a resumed run keeps its own)")] = 256,
     option: OptionOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
@@ -40,7 +42,8 @@ def train(
     changes = CATALOG.parse_overrides(option or [])
     preset(rules, **changes)  # refuse a bad preset or option before any work
     config = dmc.TrainConfig(preset=rules, hands=hands, seed=seed, epsilon=epsilon,
-                             batch=batch, checkpoint_every=checkpoint_every, options=changes)
+                             batch=batch, checkpoint_every=checkpoint_every, hidden=hidden,
+                             options=changes)
     try:
         with Reporter("train", hands, "hands", quiet=json_out) as bar:
             summary = dmc.train(config, out, resume=resume,
