@@ -202,14 +202,14 @@ def test_the_walk_finds_a_redacted_match_copy() -> None:
 
 
 class PeekingBot(Bot):
-    """Plays like the rule bot, but first hunts the Decision for cards it may not see:
-    any 54-count vector with cards that is not its own hand, any object with ``hands``,
+    """Plays like the rule (or the learned) bot, but first hunts the Decision for cards it
+    may not see: any 54-count vector with cards that is not its own hand, any object with ``hands``,
     any engine position it could play out or probe (anything with ``legal_actions``)."""
 
     name = "peeking"
 
-    def __init__(self) -> None:
-        self.inner = make_bot("rule")
+    def __init__(self, inner: str = "rule") -> None:
+        self.inner = make_bot(inner)
         self.found: list[str] = []
 
     def choose(self, decision: Decision, rng: random.Random) -> Action:
@@ -232,11 +232,14 @@ class PeekingBot(Bot):
         return self.inner.choose(decision, rng)
 
 
+@pytest.mark.parametrize("inner", ["rule", "learned"])
 @pytest.mark.parametrize("rules_name", ["gunzi", "classic-2"])
-def test_a_peeking_bot_finds_nothing(rules_name: str) -> None:
+def test_a_peeking_bot_finds_nothing(rules_name: str, inner: str) -> None:
+    """Also around the learned bot, whose bury, return and classic follows ask the
+    Decision's ``options`` and ``listing``: those answer from the seat's data only."""
     rng = random.Random(5)
     m = Match(preset(rules_name), random.Random(5))
-    peekers = [PeekingBot() for _ in range(4)]
+    peekers = [PeekingBot(inner) for _ in range(4)]
     decisions = 0
     while not m.over and len(m.results) < 2:
         seat = m.to_act

@@ -17,6 +17,7 @@ BOTS: dict[str, str] = {
     "random": "gunzi.bots.base:RandomBot",
     "rule": "gunzi.bots.rule:RuleBot",
     "search": "gunzi.bots.search:SearchBot",
+    "learned": "gunzi.bots.learned:LearnedBot",
 }
 
 

@@ -183,3 +183,15 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False,
     return {"hands_done": done, "hands_this_run": done - start, "updates": updates,
             "last_loss": last_loss, "checkpoint": str(ckpt)}
 
+
+def export(checkpoint: Path, out: Path, *, half: bool = False) -> dict[str, Any]:
+    """Write the net of ``checkpoint`` as the ``learned`` bot's weights file (numpy .npz,
+    :func:`gunzi.bots.learned.save`); returns what was written."""
+    from gunzi.bots import learned
+
+    net, data = load(checkpoint)
+    arrays = {k: v.detach().numpy() for k, v in net.state_dict().items()}
+    meta = {"hands": data["hands_done"], "preset": data["config"]["preset"]}
+    learned.save(out, arrays, half=half, **meta)
+    return {"file": str(out), "bytes": out.stat().st_size, "hidden": net.state.out_features,
+            "dtype": "float16" if half else "float32", **meta}

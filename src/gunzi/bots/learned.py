@@ -1,0 +1,165 @@
+"""The ``learned`` bot: the Deep Monte-Carlo value net of ``gunzi train``, run on numpy.
+
+No PyTorch at play time. ``gunzi export-policy`` writes a trained net's weights to a small
+``.npz`` (:func:`save`); :class:`Policy` loads it and computes the same Q(s, a) as
+:class:`gunzi.env.dmc.QNet` with three matrix products: the state part of the first
+layer once per observation, then one row per candidate token (an embedding lookup), the
+body over all candidates at once. :meth:`Policy.q` takes any batch of (observation, token)
+rows, so a server can score the candidates of many tables in one call.
+
+:class:`LearnedBot` sees only its :class:`~gunzi.bots.base.Decision`. It encodes the
+seat's observation from ``decision.view`` (:func:`gunzi.bots.card_obs.encode`, as in
+training) and builds its action token by token like the environments do
+(:mod:`gunzi.bots.card_tokens`): listed actions through their token sequences, bury and
+return card by card from ``decision.options``, a classic follow from
+``decision.listing``, a classic lead by picking held cards of one class in id order. At
+each step it plays the candidate token of highest value. The package ships weights
+(:data:`WEIGHTS`); docs/bots.md says how they were trained and how strong they are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gunzi.bots import card_obs
+from gunzi.bots import card_tokens as T
+from gunzi.bots.base import Bot, Decision
+from gunzi.engine import actions as A
+from gunzi.engine import cards as C
+from gunzi.engine.actions import Action, Kind
+from gunzi.engine.order import order_for
+from gunzi.engine.variant import variant_of
+
+WEIGHTS = Path(__file__).parent / "weights" / "learned-gunzi.npz"
+# The arrays of an exported net, named as the PyTorch layers of QNet they come from.
+ARRAYS = ("state.weight", "state.bias", "action.weight", "body.1.weight", "body.1.bias",
+          "body.3.weight", "body.3.bias")
+
+
+def save(path: Path, arrays: Mapping[str, np.ndarray], *, half: bool = False,
+         **meta: Any) -> None:
+    """Write a net's :data:`ARRAYS` (float32, or float16 when ``half``) with the versions
+    it was trained on and any metadata (hands trained, preset) to ``path``."""
+    dtype = np.float16 if half else np.float32
+    out: dict[str, Any] = {name: np.asarray(arrays[name], dtype=dtype) for name in ARRAYS}
+    info = {"obs_version": card_obs.OBS_VERSION,
+            "action_space_version": T.ACTION_SPACE_VERSION,
+            "hidden": int(out["state.bias"].shape[0]), **meta}
+    out.update({f"meta.{k}": np.asarray(v) for k, v in info.items()})
+    with Path(path).open("wb") as f:  # np.savez would add ".npz" to another suffix
+        np.savez_compressed(f, **out)
+
+
+class Policy:
+    """An exported Q(s, a) net evaluated with numpy (float32)."""
+
+    def __init__(self, path: Path | str = WEIGHTS) -> None:
+        with np.load(Path(path)) as data:
+            self.meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+            w = {name: data[name].astype(np.float32) for name in ARRAYS}
+        versions = (self.meta.get("obs_version"), self.meta.get("action_space_version"))
+        if versions != (card_obs.OBS_VERSION, T.ACTION_SPACE_VERSION):
+            raise ValueError(f"{path} was trained on observation v{versions[0]} and actions "
+                             f"v{versions[1]}; this code has v{card_obs.OBS_VERSION} and "
+                             f"v{T.ACTION_SPACE_VERSION}")
+        self.hidden = int(self.meta["hidden"])
+        self._ws = np.ascontiguousarray(w["state.weight"].T)  # (OBS_SIZE, hidden)
+        self._bs = w["state.bias"]
+        self._emb = w["action.weight"]  # (NUM_ACTIONS, hidden)
+        self._w1 = np.ascontiguousarray(w["body.1.weight"].T)
+        self._b1 = w["body.1.bias"]
+        self._w2 = w["body.3.weight"][0]
+        self._b2 = float(w["body.3.bias"][0])
+
+    def _body(self, pre: np.ndarray) -> np.ndarray:
+        h = np.maximum(pre, 0.0) @ self._w1 + self._b1
+        out: np.ndarray = np.maximum(h, 0.0) @ self._w2 + self._b2
+        return out
+
+    def q(self, obs: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+        """Values of a batch: ``obs`` (B, OBS_SIZE), ``tokens`` (B,) → (B,), as QNet.forward.
+        Rows may come from different decisions (many tables scored at once)."""
+        return self._body(obs @ self._ws + self._bs + self._emb[tokens])
+
+    def values(self, obs: np.ndarray, tokens: Sequence[int]) -> np.ndarray:
+        """Values of the candidate ``tokens`` of one observation (its state part once)."""
+        state = obs @ self._ws + self._bs
+        return self._body(state[None, :] + self._emb[np.asarray(tokens, dtype=np.intp)])
+
+
+_POLICIES: dict[str, Policy] = {}
+
+
+def policy(path: Path | str = WEIGHTS) -> Policy:
+    """The policy of ``path``, loaded once per process (tables share it)."""
+    key = str(Path(path).resolve())
+    if key not in _POLICIES:
+        _POLICIES[key] = Policy(path)
+    return _POLICIES[key]
+
+
+class LearnedBot(Bot):
+    """Greedy on the exported value net, token by token; see the module docstring."""
+
+    name = "learned"
+
+    def __init__(self, weights: str | Path = WEIGHTS) -> None:
+        self.policy = policy(weights)
+        self.fallbacks = 0  # decisions where the built action was not legal (should be 0)
+
+    def choose(self, decision: Decision, rng: random.Random) -> Action:
+        action = self.decide(decision)
+        if decision.actions is None and decision.check(action) is not None:
+            self.fallbacks += 1  # a built action the engine refuses: play a legal one
+            return decision.sample(rng)
+        return action
+
+    def _best(self, d: Decision, candidates: Sequence[int], built: Sequence[int]) -> int:
+        if len(candidates) == 1:
+            return candidates[0]
+        taking = T.TAKE in built
+        obs = card_obs.encode(d.view, d.rules, [t for t in built if t < T.GROUP0], taking)
+        return candidates[int(np.argmax(self.policy.values(obs, candidates)))]
+
+    def decide(self, d: Decision) -> Action:
+        """The action for ``d``, built token by token (not yet checked)."""
+        actions = d.actions if d.actions is not None else (
+            d.listing() if d.listing is not None else None)
+        if actions is not None:
+            return self._from_list(d, actions)
+        if d.options is not None:  # bury, return: d.count cards of the seat's own
+            chosen: list[int] = []
+            while len(chosen) < d.count:
+                chosen.append(self._best(d, d.options(chosen), chosen))
+            return (A.bury if d.kind is Kind.BURY else A.return_)(d.seat, chosen)
+        if d.kind is Kind.PLAY:
+            return self._lead(d)
+        raise ValueError(f"the learned bot has no answer for a {d.kind.value} decision")
+
+    def _from_list(self, d: Decision, actions: Sequence[Action]) -> Action:
+        grouped = variant_of(d.rules).same_card_leads
+        table = {T.tokens(a, grouped): a for a in actions}
+        built: list[int] = []
+        while True:
+            built.append(self._best(d, T.next_of(table, tuple(built)), built))
+            done = table.get(tuple(built))
+            if done is not None:
+                return done
+
+    def _lead(self, d: Decision) -> Action:
+        """A classic lead: held cards of one class, picked in id order, then DONE."""
+        view = d.view
+        trump = view["trump"]
+        cls = order_for(C.RANKS.index(view["level"]), -1 if trump is None else
+                        C.SUITS.index(trump), d.rules.permanent_twos).cls
+        built: list[int] = []
+        while True:
+            token = self._best(d, T.lead_tokens(d.hand, cls, tuple(built)), built)
+            if token == T.DONE:
+                return A.play(d.seat, built)
+            built.append(token)
