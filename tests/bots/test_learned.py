@@ -168,3 +168,40 @@ def test_plays_in_the_terminal_session() -> None:
             s.acknowledge()
     assert len(s.match.results) == 2
     assert all(isinstance(b, LearnedBot) and b.fallbacks == 0 for b in s.bots[1:])
+
+
+@pytest.mark.parametrize(("rules", "seed"), [("gunzi", 1), ("classic-1", 2)])
+def test_plays_what_the_trained_net_plays_in_the_environment(rules: str, seed: int) -> None:
+    """The bot, from its Decision, chooses the action the torch net builds greedily token
+    by token in the environment it was trained in (same observation, same tokens)."""
+    torch = pytest.importorskip("torch")
+    from gunzi.bots.base import observe
+    from gunzi.env import dmc
+    from gunzi.env.cards import CardEnv
+
+    bot = LearnedBot()
+    net = dmc.QNet(bot.policy.hidden)
+    with np.load(WEIGHTS) as data:
+        net.load_state_dict({k: torch.from_numpy(data[k].astype(np.float32))
+                             for k in data.files if not k.startswith("meta.")})
+    played: list[Action] = []
+    wanted: list[Action] = []
+
+    class Recording(CardEnv):
+        def play(self, action: Action) -> bool:
+            played.append(action)
+            return super().play(action)
+
+    env = Recording(rules)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if not env.builder.built:
+            wanted.append(bot.decide(observe(env.match, env.possible_agents.index(agent))))
+        env.step(net.best(obs["observation"], [int(t) for t in
+                                                np.flatnonzero(obs["action_mask"])]))
+    assert len(played) > 50
+    assert played == wanted
