@@ -70,7 +70,7 @@ def export_policy(
                     ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
-    """Export a trained net for the `learned` bot: numpy weights, no PyTorch to play."""
+    """Export a trained net for the learned bot: numpy weights, no PyTorch to play."""
     dmc = _dmc("export-policy")
     _report("export-policy", lambda: dmc.export(checkpoint, file, half=half), json_out,
             "{file}: {bytes} bytes, hidden {hidden}, {dtype}, {hands} hands of {preset}")
