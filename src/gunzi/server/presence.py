@@ -24,6 +24,7 @@ import secrets
 import time
 import traceback
 import unicodedata
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -41,7 +42,7 @@ from gunzi.server.auth import Principal
 from gunzi.server.protocol import dumps
 
 if TYPE_CHECKING:
-    from gunzi.server.halls import BaseHall
+    from gunzi.server.metrics import Metrics
     from gunzi.server.settings import Settings
 
 log = structlog.get_logger("gunzi.tables")
@@ -84,6 +85,25 @@ class Conn(Protocol):
     def send(self, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
+
+
+class HallLike(Protocol):
+    """What a table uses of its hall (:class:`gunzi.server.halls.BaseHall`; named here so
+    the hall module can build on this one without a cycle)."""
+
+    settings: Settings
+    store: db.Store
+    metrics: Metrics
+    base_url: str | None
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    async def ladder_totals(self, game: str, keys: list[str],
+                            fresh: bool) -> dict[str, int]: ...
+
+    def retire(self, table: SeatedTable) -> None: ...
+
+    def count_tables(self) -> None: ...
 
 
 class TableError(Exception):
@@ -137,7 +157,7 @@ class SeatedTable:
     bots_allowed: tuple[str, ...] = ()
     ladder_game: str  # the ladder the table's results and titles belong to
 
-    def __init__(self, hall: BaseHall[Any], row: db.TableRow, seats: list[SeatState]) -> None:
+    def __init__(self, hall: HallLike, row: db.TableRow, seats: list[SeatState]) -> None:
         self.hall = hall
         self.settings: Settings = hall.settings
         self.id = row.id

@@ -35,7 +35,7 @@ from gunzi.engine.errors import GunziError, IllegalActionError
 from gunzi.engine.rules import PRESETS, preset
 from gunzi.ladder.own_play import TIMEOUTS_TO_AUTO, OwnPlay
 from gunzi.ladder.result import LadderResult
-from gunzi.server import db
+from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
 from gunzi.server.limits import Throttle
@@ -43,6 +43,7 @@ from gunzi.server.presence import (
     LIVE,
     CommitError,
     Conn,
+    HallLike,
     SeatedTable,
     SeatState,
     TableError,
@@ -63,7 +64,7 @@ __all__ = ["ALLOWED_BOTS", "CODE_ALPHABET", "LIVE", "CommitError", "Conn", "Hall
 class Table(SeatedTable):
     """A table of any game: its :class:`TableGame`, bots, clock, chat and frames."""
 
-    def __init__(self, hall: BaseHall[Any], row: db.TableRow, seats: list[SeatState]) -> None:
+    def __init__(self, hall: HallLike, row: db.TableRow, seats: list[SeatState]) -> None:
         super().__init__(hall, row, seats)
         self.game: TableGame = table_game(row.preset, dict(row.rules))
         g = self.game
@@ -315,7 +316,8 @@ class Table(SeatedTable):
         ladder = None if closed is None else self._ladder_result(*closed)
         t0 = time.perf_counter()
         try:
-            await self.hall.store.commit(self.id, action_row, event_rows, table_row, ladder)
+            await self.hall.store.commit(self.id, action_row, event_rows, table_row,
+                                         None if ladder is None else ladder_db.writer(ladder))
         except Exception as exc:
             raise await self._commit_failed(exc) from exc
         self.hall.metrics.commit_seconds.observe(time.perf_counter() - t0)
