@@ -52,7 +52,7 @@ KNOWN_EVENTS = frozenset({
 VIEW_KEYS = frozenset({
     "seat", "rules", "game", "hand_no", "round_no", "first_hand", "phase", "to_act", "dealer",
     "levels", "level", "trump", "no_trump", "declaration", "drawn", "hand", "hand_sizes", "kitty",
-    "tribute", "pickup_pending", "trick", "tricks", "points", "scores", "last_result", "over",
+    "tribute", "pickup_pending", "trick", "tricks", "points", "scores", "last_result", "is_over",
     "failed_throw", "decision",
 })
 

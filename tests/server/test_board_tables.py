@@ -89,7 +89,7 @@ def play_until(m: Mirror, seat: int, stop: int | None = None, prefix: str = "a")
     """Play ``seat`` with the rule bot until the game ends (or ``stop`` own moves)."""
     bot, rng, n = RuleBot(), random.Random(1), 0
     while not m.game.is_over and (stop is None or n < stop):
-        if m.game.to_move == seat:
+        if m.game.to_act == seat:
             n += 1
             action = bot.choose(m.game, seat, rng)
             assert isinstance(action, Move | Wall)

@@ -148,7 +148,7 @@ def view(match: MatchState, seat: int | None) -> dict[str, Any]:
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(_results(match)[-1]) if match.results else None,
-        "over": match.phase is Phase.OVER,
+        "is_over": match.phase is Phase.OVER,
         "decision": decision(match, seat),
     }
     return out

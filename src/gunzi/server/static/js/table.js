@@ -74,7 +74,7 @@ function trumpCtx() {
 
 function myTurn() {
   const v = S.view;
-  return !!(v && S.seat != null && playing() && v.to_act === S.seat && !v.over);
+  return !!(v && S.seat != null && playing() && v.to_act === S.seat && !v.is_over);
 }
 
 function seatName(seat) {
@@ -662,7 +662,7 @@ function statusText() {
   if (info.status === "finished") return t("table_finished");
   if (info.status === "abandoned") return t("table_abandoned");
   if (!v) return t("loading");
-  if (v.over) return t("match_over");
+  if (v.is_over) return t("match_over");
   if (v.phase === "deal") return t("next_hand_soon");
   if (myTurn()) {
     switch (v.phase) {
