@@ -496,7 +496,7 @@ def test_records_state_the_variants_and_replay_them() -> None:
                    throw_penalty="points-20", tractor_min_length=3)
     m = Match(rules, random.Random(4))
     rng = random.Random(5)
-    while len(m.results) < 3 and not m.over:
+    while len(m.results) < 3 and not m.is_over:
         seat = m.to_act
         assert seat is not None
         m.apply(m.legal_actions(seat).sample(rng))

@@ -24,7 +24,7 @@ def _play_hand(m: Match, rng: random.Random) -> list[list[int]]:
     """Play the current hand with random moves; return the four hands as the draw ended."""
     policy = random_policy(rng)
     drawn: list[list[int]] = []
-    while m.phase is not Phase.DEAL and not m.over:
+    while m.phase is not Phase.DEAL and not m.is_over:
         seat = m.current
         assert seat is not None and seat != CHANCE
         m.apply(policy(m, seat))
@@ -44,7 +44,7 @@ def test_each_board_is_dealt_twice_one_seat_on(name: str) -> None:
         m.apply(A.deal(seed))
         starts.append(_hand_start(m))
         draws.append(_play_hand(m, rng))
-    assert m.over and len(m.results) == 4
+    assert m.is_over and len(m.results) == 4
     assert [(r["board"], r["play"]) for r in m.results] == [(1, 1), (1, 2), (2, 1), (2, 2)]
     first = rules.first_level
     for (dealer, levels, blood), seed, play in zip(starts, seeds, [0, 1, 0, 1], strict=True):
@@ -67,7 +67,7 @@ def test_second_play_must_repeat_the_deal() -> None:
     assert m.deal_seed(78) == 77
     m.apply(A.deal(77))
     _play_hand(m, random.Random(3))
-    assert m.over
+    assert m.is_over
 
 
 def test_auto_deal_repeats_boards_and_ends_after_them() -> None:
@@ -76,7 +76,7 @@ def test_auto_deal_repeats_boards_and_ends_after_them() -> None:
     _play_hand(m, rng)
     first_seed = m.seed
     _play_hand(m, rng)
-    assert m.over and len(m.results) == 2
+    assert m.is_over and len(m.results) == 2
     deals = [e for e in m.events if e.type == "deal"]
     assert deals[0].secret == deals[-1].secret and first_seed == m.seed
 

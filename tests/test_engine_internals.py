@@ -45,19 +45,19 @@ def test_clone_is_independent_and_plays_the_same(seed: int, steps: int) -> None:
     m = Match(preset("gunzi"), random.Random(seed))
     policy = random_policy(random.Random(seed + 1))
     for _ in range(steps):
-        if m.over:
+        if m.is_over:
             break
         m.apply(policy(m, m.to_act if m.to_act is not None else 0))
     twin = m.clone()
     before = [list(h) for h in m.hands]
     p1, p2 = random_policy(random.Random(9)), random_policy(random.Random(9))
     for _ in range(200):
-        if twin.over:
+        if twin.is_over:
             break
         twin.apply(p2(twin, twin.to_act if twin.to_act is not None else 0))
     assert m.hands == before  # the original did not move
     for _ in range(200):
-        if m.over:
+        if m.is_over:
             break
         m.apply(p1(m, m.to_act if m.to_act is not None else 0))
     assert [e.to_dict() for e in m.events] == [e.to_dict() for e in twin.events]
@@ -116,7 +116,7 @@ def test_selection_options_equal_trying_each_card(seed: int, preset_name: str) -
     policy = random_policy(random.Random(seed + 1))
     rng = random.Random(seed + 2)
     checked = 0
-    while not m.over and checked < 3:
+    while not m.is_over and checked < 3:
         seat = m.to_act
         assert seat is not None
         legal = m.legal_actions(seat)

@@ -71,7 +71,7 @@ def test_A5_tribute_and_return_errors_name_the_offered_cards_and_a_flat_rule_tag
     rng = random.Random(5)
     for seed in range(200):
         m = Match(preset("gunzi"), random.Random(seed))
-        while not m.over and m.phase is not Phase.TRIBUTE and m.hand_no < 4:
+        while not m.is_over and m.phase is not Phase.TRIBUTE and m.hand_no < 4:
             seat = m.current
             assert seat is not None
             m.apply(m.legal_actions(seat).sample(rng))

@@ -73,8 +73,10 @@ def test_the_board_game_through_the_protocol(preset: str) -> None:
     assert game.information_state(None)["legal"] == []
 
 
-def test_old_names_stay_during_the_transition() -> None:
+def test_both_games_use_the_protocol_names_only() -> None:
     m = Match()
-    assert m.over is m.is_over is False
+    assert m.is_over is False and not hasattr(m, "over")
+    assert "is_over" in m.information_state(0) and "over" not in m.information_state(0)
     q = QuoridorGame()
-    assert q.to_move == q.to_act == 0
+    assert q.to_act == 0 and not hasattr(q, "to_move")
+    assert q.information_state(0)["to_act"] == 0 and "to_move" not in q.information_state(0)

@@ -157,7 +157,7 @@ def drive(
     """Play random legal actions until ``hands`` more results exist or the match is over."""
     target = len(m.results) + hands
     steps = 0
-    while not m.over and len(m.results) < target:
+    while not m.is_over and len(m.results) < target:
         assert steps < limit, "the match did not finish within the decision bound"
         seat = m.to_act
         assert seat is not None
@@ -423,7 +423,7 @@ def _at_phase(key: str, phase: Phase, seed: int = 3, **start: Any) -> Match:
     for s in range(seed, seed + 200):
         m = Match(RULESETS[key], random.Random(s), **start)
         rng = random.Random(s)
-        while not m.over and m.phase is not phase and not m.results:
+        while not m.is_over and m.phase is not phase and not m.results:
             m.apply(m.legal_actions(m.to_act).sample(rng))  # type: ignore[arg-type]
         if m.phase is phase and not m.results:
             return m
@@ -493,7 +493,7 @@ def test_gunzi_match_of_one_round_finishes(seed: int, key: str) -> None:
     assert rules.rounds == 1
     m = Match(rules, random.Random(seed))
     steps = drive(m, random.Random(seed + 1), hands=10**6, limit=60000)
-    assert m.over and m.to_act is None
+    assert m.is_over and m.to_act is None
     assert steps < 60000
     assert len(m.round_winners) == 1
     last = m.results[-1]
@@ -509,7 +509,7 @@ def test_classic_game_finishes_by_passing_a(seed: int, key: str) -> None:
     rules = RULESETS[key]
     m = Match(rules, random.Random(seed))
     steps = drive(m, random.Random(seed + 1), hands=10**6, limit=60000)
-    assert m.over and steps < 60000
+    assert m.is_over and steps < 60000
     last = m.results[-1]
     assert last["round_end"] == "passed-A"
     winner = last["round_winner"]

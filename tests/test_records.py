@@ -41,7 +41,7 @@ def _played(case_id: str) -> tuple[Match, str]:
     _, name, overrides, seed, hands = next(c for c in CASES if c[0] == case_id)
     m = Match(preset(name, **overrides), random.Random(seed))
     players = random.Random(seed + 1)
-    while not m.over and len(m.results) < hands:
+    while not m.is_over and len(m.results) < hands:
         seat = m.to_act
         assert seat is not None
         m.apply(m.legal_actions(seat).sample(players))
@@ -84,15 +84,15 @@ def test_replay_reproduces_every_event_and_hand(case_id: str) -> None:
     assert [records.summary(h) for h in result.hands] == [records.summary(r) for r in m.results]
     assert [{k: v for k, v in h.items() if k not in ("v", "type")} for h in result.hands] == (
         m.results)
-    assert result.match.levels == m.levels or not m.over
+    assert result.match.levels == m.levels or not m.is_over
     assert result.header == json.loads(lines[0])
 
 
 def test_whole_classic_game_replays_to_the_end() -> None:
     m, text = _played("classic-1")
-    assert m.over
+    assert m.is_over
     result = replay_lines(text.splitlines())
-    assert result.match.over
+    assert result.match.is_over
     assert result.match.events[-1].type == "match_end"
     assert records.summary(result.hands[-1])["levels_after"].count("passed A") == 1
 
@@ -130,7 +130,7 @@ def test_write_and_read_a_record_file(tmp_path: Path) -> None:
 
 def test_unfinished_hand_is_not_written() -> None:
     m, _ = _played("gunzi")
-    assert m.phase is not Phase.DEAL and not m.over  # the next hand is being drawn
+    assert m.phase is not Phase.DEAL and not m.is_over  # the next hand is being drawn
     hands = {e["hand"] for e in records.finished_events(m) if "hand" in e}
     running = m.hand_no
     assert running not in hands

@@ -821,7 +821,7 @@ def test_A8_A12_whole_matches_agree_with_the_rules(options: dict[str, Any]) -> N
     for seed in range(4):
         m = Match(rules, random.Random(seed), auto_deal=False)
         pol = random_pol(seed)
-        while not m.over and hands < 60 * (seed + 1):
+        while not m.is_over and hands < 60 * (seed + 1):
             info, r = play_hand(m, pol, 7_000 + 97 * seed + hands)
             check_hand(m, info, r)
             hands += 1
@@ -845,7 +845,7 @@ def test_A12_scores_add_up_over_a_match() -> None:
     pol = random_pol(8)
     seen = []
     for h in range(12):
-        if m.over:
+        if m.is_over:
             break
         info, r = play_hand(m, pol, 40 + h)
         check_hand(m, info, r)

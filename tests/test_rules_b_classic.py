@@ -504,7 +504,7 @@ def test_B_whole_games_agree_with_the_rules(name: str) -> None:
                 assert want.get("round_winner", r["round_winner"]) == r["round_winner"]
                 break
             assert "game_points" not in r
-        if not m.over:
+        if not m.is_over:
             continue
         games += 1
         w = r["round_winner"]
@@ -733,7 +733,7 @@ class TestGameEnd:
         assert not r["attackers_take"] and r["levels_awarded"] >= 1
         assert r["round_end"] == "passed-A" and r["round_winner"] == 0
         assert r["next_dealer"] is None
-        assert m.over and m.round_winners == [0]
+        assert m.is_over and m.round_winners == [0]
         ev = next(e for e in reversed(m.events) if e.type == "hand_end")
         assert "game_points" in ev.public
         throws = m.results[-1]["failed_throws"]
@@ -760,7 +760,7 @@ class TestGameEnd:
             info, r = run_hand(m, rand_pol(seed), seed)
             check(m, info, r)
             if r["attackers_take"] and r["levels_awarded"] >= 1:
-                assert r["round_winner"] is None and not m.over
+                assert r["round_winner"] is None and not m.is_over
                 assert m.levels == [L5, LA] and m.dealer == 1
                 return
         raise AssertionError("no hand where the attackers at A take the deal")

@@ -131,7 +131,7 @@ def _play_through(rules_name: str, seed: int, hands: int, **options: Any
     rng = random.Random(seed)
     m = Match(preset(rules_name, **options), random.Random(seed))
     bots = [make_bot("rule") for _ in range(4)]
-    while not m.over and len(m.results) < hands:
+    while not m.is_over and len(m.results) < hands:
         seat = m.to_act
         assert seat is not None and seat >= 0
         d = observe(m, seat)
@@ -241,7 +241,7 @@ def test_a_peeking_bot_finds_nothing(rules_name: str, inner: str) -> None:
     m = Match(preset(rules_name), random.Random(5))
     peekers = [PeekingBot(inner) for _ in range(4)]
     decisions = 0
-    while not m.over and len(m.results) < 2:
+    while not m.is_over and len(m.results) < 2:
         seat = m.to_act
         assert seat is not None
         m.apply(peekers[seat].choose(observe(m, seat), rng))

@@ -36,7 +36,7 @@ def _positions(rules_name: str, seed: int, every: float, hands: int = 3
     out = []
     returned: list[tuple[int, tuple[int, ...], int]] = []
     steps = 0
-    while not m.over and m.hand_no <= hands and steps < 2500:
+    while not m.is_over and m.hand_no <= hands and steps < 2500:
         seat = m.to_act
         assert seat is not None
         if m.phase is Phase.PLAY and rng.random() < every:

@@ -60,7 +60,7 @@ def test_legal_plays_and_winners_agree_with_the_engine_on_random_games(follow: s
             for s in range(4):
                 if not m.results:
                     assert pos.hand(s) == m.hands[s]
-        assert pos.over
+        assert pos.is_over
         _same_result(m.results[0], pos)
 
 

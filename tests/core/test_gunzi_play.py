@@ -23,7 +23,7 @@ VARIANTS = [
 def _to_play(match: Match, rng: random.Random) -> bool:
     """Random legal actions until the play phase starts; False if the match ended first."""
     while match.phase is not Phase.PLAY:
-        if match.over:
+        if match.is_over:
             return False
         seat = match.to_act
         assert seat is not None
@@ -56,7 +56,7 @@ def _check_hand(match: Match, rng: random.Random) -> None:
         else:
             result = match.results[-1]
             ateam = result["attackers"]
-    assert core.over
+    assert core.is_over
     assert result["kou"] == (core.last_winner % 2 == ateam)
     assert result["trick_points"] == core.points[ateam]
 
@@ -85,7 +85,7 @@ def test_random_playout_is_reproducible_and_complete() -> None:
     games = [play_random(start(match.hands, match.order, match.leader, False),
                          random.Random(9)) for _ in range(2)]
     assert games[0].winners == games[1].winners and games[0].points == games[1].points
-    assert games[0].over and not any(games[0].h)
+    assert games[0].is_over and not any(games[0].h)
     assert len(games[0].winners) >= total // 12  # at most 3 cards a seat per trick
     from gunzi.engine.cards import POINTS
     held_points = sum(POINTS[c] * k for h in match.hands for c, k in enumerate(h))
@@ -100,7 +100,7 @@ def test_pick_is_the_listed_play_at_that_fraction() -> None:
     checked = 0
     for _ in range(30):
         game = start(match.hands, match.order, int(rng.random() * 4), bool(_ % 2))
-        while not game.over:
+        while not game.is_over:
             plays = game.legal()
             for u in (0.0, 0.999999, rng.random(), rng.random()):
                 assert game.pick(u) == plays[int(u * len(plays))]

@@ -52,7 +52,7 @@ def play(name: str, overrides: dict[str, Any], seed: int, hands: int) -> Match:
     """The golden match: seeded match generator, seeded random players."""
     match = Match(preset(name, **overrides), random.Random(seed))
     players = random.Random(seed + 1)
-    while not match.over and len(match.results) < hands:
+    while not match.is_over and len(match.results) < hands:
         seat = match.to_act
         assert seat is not None
         match.apply(match.legal_actions(seat).sample(players))

@@ -44,7 +44,7 @@ def _a12(result: dict[str, Any], before_cap: bool) -> list[int]:
 def _hands(m: Match, rng: random.Random, limit: int) -> list[dict[str, Any]]:
     """Play random legal actions; after each hand, what the ladder would score."""
     seen = []
-    while not m.over and len(m.results) < limit:
+    while not m.is_over and len(m.results) < limit:
         n = len(m.results)
         seat = m.current
         assert seat is not None

@@ -67,7 +67,7 @@ def all_paths_open(game: QuoridorGame, walls: list[tuple[int, int, str]]) -> boo
 
 def reference_legal_walls(game: QuoridorGame) -> set[tuple[int, int, str]]:
     """Every wall the seat to move may place, by the plain definition of Part D."""
-    seat = game.to_move
+    seat = game.to_act
     if seat is None or game.walls_left[seat] == 0:
         return set()
     n = game.rules.board_size

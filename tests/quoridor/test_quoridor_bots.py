@@ -21,7 +21,7 @@ def test_bots_play_legal_actions(name: str, players: int) -> None:
     for _ in range(40):
         if g.is_over:
             break
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         action = bot.choose(g, seat, rng)
         assert action in g.legal_actions(seat)
@@ -44,7 +44,7 @@ def test_rule_bot_runs_along_shortest_path() -> None:
 
 def test_rule_bot_walls_a_faster_opponent() -> None:
     # seat 1 is two steps from its goal, seat 0 seven: seat 0 must wall
-    g = QuoridorGame.from_position(preset("quoridor-2"), ["e2", "e3"], to_move=0)
+    g = QuoridorGame.from_position(preset("quoridor-2"), ["e2", "e3"], to_act=0)
     a = RuleBot().choose(g, 0, random.Random(0))
     assert isinstance(a, Wall)
     before = g.distance(1)
@@ -54,10 +54,10 @@ def test_rule_bot_walls_a_faster_opponent() -> None:
 
 def test_search_bot_takes_the_win_and_blocks_a_loss() -> None:
     rules = preset("quoridor-2")
-    g = QuoridorGame.from_position(rules, ["e8", "a2"], to_move=0)
+    g = QuoridorGame.from_position(rules, ["e8", "a2"], to_act=0)
     assert SearchBot(max_nodes=200).choose(g, 0, random.Random(0)) == Move(0, (8, 4))
     # seat 1 wins next move unless walled; seat 0 is far away
-    g = QuoridorGame.from_position(rules, ["e1", "a2"], to_move=0)
+    g = QuoridorGame.from_position(rules, ["e1", "a2"], to_act=0)
     a = SearchBot(max_nodes=500).choose(g, 0, random.Random(0))
     assert isinstance(a, Wall)
 

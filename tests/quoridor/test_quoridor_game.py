@@ -43,7 +43,7 @@ def random_game(rules_name: str = "quoridor-2", seed: int = 0, steps: int = 30,
     for _ in range(steps):
         if g.is_over:
             break
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         g.apply(bot.choose(g, seat, rng))
     return g
@@ -71,8 +71,8 @@ def test_apply_accepts_exactly_the_legal_actions(
     g = random_game(name, seed, steps, jumps=jumps, walls=3)
     for _ in range(8):
         action: Action = data.draw(actions)
-        if g.to_move is not None and data.draw(st.booleans()):
-            action = replace(action, seat=g.to_move)  # mostly in turn: test the rules
+        if g.to_act is not None and data.draw(st.booleans()):
+            action = replace(action, seat=g.to_act)  # mostly in turn: test the rules
         seat = action.seat
         legal = g.legal_actions(seat) if 0 <= seat < g.players else []
         before = snapshot(g)
@@ -84,7 +84,7 @@ def test_apply_accepts_exactly_the_legal_actions(
             assert snapshot(g) == before  # a rejected action changes nothing
         else:
             assert action in legal
-        now = g.legal_actions(g.to_move) if g.to_move is not None else []
+        now = g.legal_actions(g.to_act) if g.to_act is not None else []
         if now and data.draw(st.booleans()):
             g.apply(now[data.draw(st.integers(0, len(now) - 1))])
 
@@ -92,7 +92,7 @@ def test_apply_accepts_exactly_the_legal_actions(
 def test_rejected_actions_change_nothing_examples() -> None:
     g = random_game(seed=3, steps=12)
     before = snapshot(g)
-    seat = g.to_move
+    seat = g.to_act
     assert seat is not None
     bad: list[Any] = [
         Move(1 - seat, (4, 4)), Move(seat, (9, 9)), Wall(seat, 8, 8, "h"),
@@ -111,7 +111,7 @@ def test_rejected_actions_change_nothing_examples() -> None:
 def test_notation_round_trip() -> None:
     for seed in range(5):
         g = random_game("quoridor-4", seed, 20, jumps=True)
-        seat = g.to_move
+        seat = g.to_act
         if seat is None:
             continue
         for a in g.legal_actions(seat):
@@ -152,7 +152,7 @@ def test_events_are_json_and_immutable() -> None:
 def test_view_shape() -> None:
     g = QuoridorGame(preset("quoridor-2"))
     v = g.view(1)
-    assert v["game"] == "quoridor" and v["seat"] == 1 and v["to_move"] == 0
+    assert v["game"] == "quoridor" and v["seat"] == 1 and v["to_act"] == 0
     assert v["pawns"][0] == {
         "seat": 0, "square": "e1", "side": "bottom", "walls_left": 10, "distance": 8,
     }
@@ -165,7 +165,7 @@ def test_clone_is_independent() -> None:
     g = random_game(seed=5, steps=10)
     c = g.clone()
     assert snapshot(c) == snapshot(g)
-    seat = c.to_move
+    seat = c.to_act
     assert seat is not None
     c.apply(c.legal_actions(seat)[0])
     assert snapshot(c) != snapshot(g)
@@ -175,7 +175,7 @@ def test_clone_is_independent() -> None:
 def test_pass_only_when_nothing_else() -> None:
     rules = preset("quoridor-2", board_size=5, walls=0)
     # seat 0 on c1 walled left and right, seat 1 on c2 above it: no move, no wall
-    g = QuoridorGame.from_position(rules, ["c1", "c2"], walls=["b1v", "c1v"], to_move=0)
+    g = QuoridorGame.from_position(rules, ["c1", "c2"], walls=["b1v", "c1v"], to_act=0)
     assert g.legal_actions(0) == [Pass(0)]
     ev = g.apply(Pass(0))
     assert isinstance(ev, PassEvent) and ev.to_dict() == {"type": "pass", "seat": 0}
@@ -192,7 +192,7 @@ def test_pass_only_when_nothing_else() -> None:
 def test_turn_limit_draw() -> None:
     g = QuoridorGame(preset("quoridor-2", max_turns=4))
     for t in ["d1", "d9", "e1", "e9"]:
-        g.apply_text(g.to_move or 0, t)
+        g.apply_text(g.to_act or 0, t)
     assert g.is_over and g.winner is None
     assert g.events[-1].to_dict() == {"type": "end", "winner": None, "reason": "turn limit"}
 
@@ -213,7 +213,7 @@ def test_four_player_game() -> None:
     assert g.legal_actions(1) == [] and len(g.legal_actions(0)) == 3 + 128
     seen = []
     for _ in range(8):
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         seen.append(seat)
         # every seat steps toward its goal

@@ -13,7 +13,7 @@ def names(game: QuoridorGame, seat: int) -> set[str]:
 
 def play(game: QuoridorGame, texts: str) -> None:
     for t in texts.split():
-        seat = game.to_move
+        seat = game.to_act
         assert seat is not None
         game.apply_text(seat, t)
 
@@ -31,8 +31,8 @@ def test_start_squares_4_players_and_turn_order() -> None:
     assert [square_name(*p) for p in g.positions] == ["e1", "i5", "e9", "a5"]
     order = []
     for step in ["e2", "h5", "e8", "b5", "e3"]:
-        order.append(g.to_move)
-        g.apply_text(g.to_move or 0, step)
+        order.append(g.to_act)
+        g.apply_text(g.to_act or 0, step)
     assert order == [0, 1, 2, 3, 0]
     assert g.walls_left == (5, 5, 5, 5)
 
@@ -97,35 +97,35 @@ def test_straight_jump() -> None:
 
 def test_diagonal_jump_when_wall_behind() -> None:
     rules = preset("quoridor-2", jumps=True)
-    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e4h"], to_move=1)
+    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e4h"], to_act=1)
     assert names(g, 1) == {"d6", "f6", "e7", "d5", "f5"}
     # a wall at the side of the jumped pawn removes that diagonal
-    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e4h", "d4v"], to_move=1)
+    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e4h", "d4v"], to_act=1)
     assert names(g, 1) == {"d6", "f6", "e7", "f5"}
 
 
 def test_sideways_jump_at_edge_and_pawn_behind() -> None:
     rules = preset("quoridor-2", jumps=True)
-    g = QuoridorGame.from_position(rules, ["a5", "b5"], to_move=1)
+    g = QuoridorGame.from_position(rules, ["a5", "b5"], to_act=1)
     # seat 1 on b5 faces seat 0 on a5 with the board edge behind it
     assert names(g, 1) == {"b6", "b4", "c5", "a6", "a4"}
     four = preset("quoridor-4", jumps=True)
-    g = QuoridorGame.from_position(four, ["e4", "e5", "e6", "a1"], to_move=2)
+    g = QuoridorGame.from_position(four, ["e4", "e5", "e6", "a1"], to_act=2)
     # seat 2 on e6 over seat 1 on e5: seat 0 on e4 behind, so sideways
     assert names(g, 2) == {"d6", "f6", "e7", "d5", "f5"}
 
 
 def test_cannot_jump_onto_wall_side() -> None:
     rules = preset("quoridor-2", jumps=True)
-    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e5h"], to_move=1)
+    g = QuoridorGame.from_position(rules, ["e5", "e6"], walls=["e5h"], to_act=1)
     # the wall is between the pawns: no step, no jump
     assert names(g, 1) == {"d6", "f6", "e7"}
 
 
 def test_winning_move_ends_game() -> None:
-    g = QuoridorGame.from_position(preset("quoridor-2"), ["e8", "a9"], to_move=0)
+    g = QuoridorGame.from_position(preset("quoridor-2"), ["e8", "a9"], to_act=0)
     g.apply_text(0, "e9")
-    assert g.is_over and g.winner == 0 and g.to_move is None
+    assert g.is_over and g.winner == 0 and g.to_act is None
     assert g.events[-1].to_dict() == {"type": "end", "winner": 0, "reason": "goal"}
     with pytest.raises(OutOfTurnError):
         g.apply_text(1, "a8")

@@ -54,7 +54,7 @@ def test_accepted_walls_never_block_a_pawn(name: str, tries: list[tuple[int, int
     for i, (r, c, o) in enumerate(tries):
         if g.is_over:
             break
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         if step_every and i % (step_every + 1) == step_every:
             g.apply(g.legal_moves(seat)[0] if g.legal_moves(seat) else g.legal_actions(seat)[0])
@@ -76,7 +76,7 @@ def test_accepted_walls_never_block_a_pawn(name: str, tries: list[tuple[int, int
 def test_path_length_agrees_with_plain_bfs(name: str, tries: list[tuple[int, int, str]]) -> None:
     g = QuoridorGame(preset(name, walls=30))
     for r, c, o in tries:
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         if g.is_legal(Wall(seat, r, c, o)):
             g.apply(Wall(seat, r, c, o))

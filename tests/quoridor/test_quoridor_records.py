@@ -28,7 +28,7 @@ def played(name: str = "quoridor-2", seed: int = 3, steps: int = 10_000) -> Quor
     for _ in range(steps):
         if g.is_over:
             break
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         g.apply(bot.choose(g, seat, rng))
     return g

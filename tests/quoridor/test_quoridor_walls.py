@@ -12,7 +12,7 @@ from .reference import all_paths_open, reference_legal_walls, walls_of
 
 
 def legal_walls(game: QuoridorGame) -> set[tuple[int, int, str]]:
-    seat = game.to_move
+    seat = game.to_act
     assert seat is not None
     return {
         (a.row, a.col, a.orientation) for a in game.legal_actions(seat) if isinstance(a, Wall)
@@ -90,7 +90,7 @@ def test_no_walls_left() -> None:
 def test_wall_may_not_cut_every_path() -> None:
     # seat 0 on e1 in a one-square-wide corridor e1-e2; capping it would close the box
     g = QuoridorGame.from_position(
-        preset("quoridor-2"), ["e1", "e9"], walls=["d1v", "e1v"], to_move=0
+        preset("quoridor-2"), ["e1", "e9"], walls=["d1v", "e1v"], to_act=0
     )
     assert {(1, 3, "h"), (1, 4, "h")}.isdisjoint(legal_walls(g))
     with pytest.raises(IllegalActionError, match="cuts every path of seat 0") as err:
@@ -102,7 +102,7 @@ def test_wall_may_not_cut_every_path() -> None:
         preset("quoridor-2"),
         ["e1", "e9"],
         walls=["a4h", "c4h", "f4h", "h4h", "d4v", "e4v"],
-        to_move=1,
+        to_act=1,
     )
     for cut in ["d5h", "e5h", "d3h", "e3h"]:
         with pytest.raises(IllegalActionError, match="cuts every path"):
@@ -129,7 +129,7 @@ def game_after_random_actions(draw: st.DrawFn) -> QuoridorGame:
     for _ in range(steps):
         if g.is_over:
             break
-        seat = g.to_move
+        seat = g.to_act
         assert seat is not None
         acts = g.legal_actions(seat)
         walls = [a for a in acts if isinstance(a, Wall)]

@@ -52,8 +52,8 @@ KNOWN_EVENTS = frozenset({
 VIEW_KEYS = frozenset({
     "seat", "rules", "game", "hand_no", "round_no", "first_hand", "phase", "to_act", "dealer",
     "levels", "level", "trump", "no_trump", "declaration", "drawn", "hand", "hand_sizes", "kitty",
-    "tribute", "pickup_pending", "trick", "tricks", "points", "scores", "last_result", "over",
-    "failed_throw",
+    "tribute", "pickup_pending", "trick", "tricks", "points", "scores", "last_result", "is_over",
+    "failed_throw", "decision",
 })
 
 
@@ -364,6 +364,28 @@ def _check_event(e: dict[str, Any], stream: list[dict[str, Any]], truth: Truth,
             wrong(where, f"{k}={v!r} differs from the record ({want[k]!r})")
 
 
+def _check_decision(v: dict[str, Any], know: Knowledge, r: int | None, leak: Any) -> None:
+    """The seat's decision: none for a spectator; while drawing every seat's (the asked one
+    is not told apart), with declarations of its own cards only; otherwise only the seat
+    the view says is to act has one."""
+    d = v.get("decision")
+    if d is not None and set(d) != {"kind", "count", "options"}:
+        leak("view.decision", f"fields outside the allow-list: {sorted(set(d))}")
+    if r is None or v.get("phase") in ("deal", "over"):
+        if d is not None:
+            leak("view.decision", f"a decision for {r} in {v.get('phase')}")
+        return
+    if v.get("phase") == "draw":
+        if d is None or d["kind"] != "declare":
+            leak("view.decision", "the draw's decision differs between seats")
+            return
+        for o in d["options"]:
+            if Counter(o["cards"]) - know.own:
+                leak("view.decision.options", f"cards not in the seat's hand: {o}")
+    elif (d is not None) != (v.get("to_act") == r):
+        leak("view.decision", f"{d} while seat {v.get('to_act')} is to act")
+
+
 def _check_view(v: dict[str, Any], truth: Truth, know: Knowledge, r: int | None,
                 leak: Any, wrong: Any) -> None:
     extra = set(v) - VIEW_KEYS
@@ -383,6 +405,7 @@ def _check_view(v: dict[str, Any], truth: Truth, know: Knowledge, r: int | None,
             leak("view.hand", f"cards not in the seat's hand: {sorted(extra_cards.elements())}")
         else:
             wrong("view.hand", "misses cards of the seat's hand")
+    _check_decision(v, know, r, leak)
     kitty = v.get("kitty") or {}
     kc = kitty.get("cards")
     if kc:

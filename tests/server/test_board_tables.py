@@ -89,7 +89,7 @@ def play_until(m: Mirror, seat: int, stop: int | None = None, prefix: str = "a")
     """Play ``seat`` with the rule bot until the game ends (or ``stop`` own moves)."""
     bot, rng, n = RuleBot(), random.Random(1), 0
     while not m.game.is_over and (stop is None or n < stop):
-        if m.game.to_move == seat:
+        if m.game.to_act == seat:
             n += 1
             action = bot.choose(m.game, seat, rng)
             assert isinstance(action, Move | Wall)
@@ -367,3 +367,26 @@ def test_public_board_tables_are_listed_and_private_ones_found_by_code(
         with c.websocket_connect(f"/ws/board/{priv['code']}", headers=alice) as ws:
             ws.send_json({"t": "hello"})
             assert recv(ws, "welcome")["table"]["id"] == priv["id"]
+
+
+def test_the_turn_clock_at_a_board_table_decides_once_then_puts_the_seat_in_托管(
+        tmp_path: Path) -> None:
+    """The one table class gives 步步为营 the card tables' clock: a timeout lets the bot make
+    that move, the second in a row puts the seat in 托管; the frames carry the deadline."""
+    with TestClient(create_app(hall_settings(tmp_path / "data"))) as c:
+        alice = cookie_guest(c)
+        t = c.post("/api/board/quickplay",
+                   json={"preset": "quoridor-2", "bot": "rule", "clock": 1},
+                   headers=alice).json()
+        assert t["clock"] == 1
+        with c.websocket_connect(f"/ws/board/{t['id']}", headers=alice) as ws:
+            me = Mirror(ws, "quoridor-2")
+            ws.send_json({"t": "hello"})
+            snap = me.recv("snapshot")
+            assert snap["turn"]["seat"] == 0 and snap["turn"]["clock"] == 1
+            assert snap["turn"]["deadline"] is not None
+            while me.recv("table")["table"]["seats"][0]["auto"] is not True:
+                pass  # two timeouts in a row: 托管
+            assert me.game.turns == 2  # the first timeout's move and the bot's answer
+            while me.game.turns < 3:
+                me.recv("events")  # the second timeout's move, made under 托管

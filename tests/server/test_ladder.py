@@ -340,7 +340,8 @@ def test_group_commit_applies_each_tables_result_with_its_action(tmp_path: Path)
         def item(t: str, ladder: LadderResult | None) -> tuple[Any, ...]:
             action = {"table_id": t, "n": 1, "seat": 0, "source": "bot", "user_id": None,
                       "cid": None, "data": {}, "v_end": 0, "created_at": 0.0}
-            return (t, action, [], {"n_actions": 1}, ladder)
+            return (t, action, [], {"n_actions": 1},
+                    None if ladder is None else ladder_db.writer(ladder))
 
         res = LadderResult("gunzi", "g2", 1, (f"u:{uid}", "bot:rule", "bot:rule", "bot:rule"),
                            (-3, 3, -3, 3), True)

@@ -34,7 +34,7 @@ def _honest(rules: str, seed: int, hands: int, **options: Any
     rng = random.Random(seed)
     frames: Frames = {r: [] for r in RECIPIENTS}
     last = dict.fromkeys(RECIPIENTS, 0)
-    while len(m.results) < hands and not m.over:
+    while len(m.results) < hands and not m.is_over:
         if m.to_act == -1:
             m.apply(A.deal(m.deal_seed(rng.getrandbits(256))))
         else:

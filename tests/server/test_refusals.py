@@ -22,7 +22,7 @@ def _wrong_follow(rules: str, seed: int) -> tuple[Match, int, list[int], list[in
     class and others: (match, seat, its cards of the led class, an off-class card)."""
     m = Match(preset(rules))
     rng = random.Random(seed)
-    while not m.over:
+    while not m.is_over:
         seat = m.current
         if (m.phase is Phase.PLAY and len(m.trick) == 1 and len(m.trick[0][1]) == 1
                 and seat is not None and seat != m.trick[0][0]):

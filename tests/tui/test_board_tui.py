@@ -27,12 +27,12 @@ def test_move_by_keys_wall_by_keys_and_bot_replies(tmp_path: Path) -> None:
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
             g = app.game
-            assert g.to_move == 0 and app.cursor == (1, 4)
+            assert g.to_act == 0 and app.cursor == (1, 4)
             assert "步步为营" in str(app.title)
             await pilot.press("enter")  # e1 -> e2 (the cursor starts one square ahead)
             await pilot.pause()
             assert g.positions[0] == (1, 4)
-            assert g.to_move == 0 and g.turns == 2  # the bot replied
+            assert g.to_act == 0 and g.turns == 2  # the bot replied
             # an illegal move (two squares away) is refused with a message, nothing changes
             await pilot.press("up", "up", "enter")
             assert g.turns == 2 and "不行" in app.message
@@ -63,7 +63,7 @@ def test_click_moves_and_places_a_wall() -> None:
             # square (1, 4) = e2 is at board cell x = 4*4 + 1, y = 2*(n-1-1); plus offsets
             await pilot.click("#board", offset=(2 + 3 + 4 * 4 + 1, 1 + 2 * (n - 2)))
             await pilot.pause()
-            assert g.positions[0] == (1, 4) and g.to_move == 0 and g.turns == 4
+            assert g.positions[0] == (1, 4) and g.to_act == 0 and g.turns == 4
             await pilot.press("w")
             # the groove above row 3 (index 2), under columns c and d: first click previews
             y = 1 + 2 * (n - 1 - 2) - 1
@@ -109,7 +109,7 @@ def test_save_and_resume_goes_on_as_without_the_interruption(tmp_path: Path) -> 
                      lang="en", record=part)
     run(lambda: _play(first, moves[:3]))
     stopped = first.game.key()
-    assert first.game.turns == 8 and first.game.to_move == 0
+    assert first.game.turns == 8 and first.game.to_act == 0
 
     saved = load_board(part)
     assert saved.game.key() == stopped  # the same position, the human to move

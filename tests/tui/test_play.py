@@ -453,7 +453,7 @@ def test_match_end(tmp_path: Path) -> None:
     run(body)
     with (tmp_path / "whole.jsonl").open(encoding="utf-8") as fh:
         rep = records.replay(records.read_lines(fh))
-    assert len(rep.hands) == session.match.hand_no and rep.match.over
+    assert len(rep.hands) == session.match.hand_no and rep.match.is_over
 
 
 def test_event_texts_in_both_languages() -> None:
@@ -570,7 +570,7 @@ def test_full_match_by_keys_ends_and_is_saved(tmp_path: Path) -> None:
             # Saved at the end of the match, before any q.
             with record.open(encoding="utf-8") as fh:
                 rep = records.replay(records.read_lines(fh))
-            assert rep.match.over and len(rep.hands) == 2
+            assert rep.match.is_over and len(rep.hands) == 2
             head = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
             assert head["tui"]["unfinished"] is None
             assert head["start"] == {"levels": [8, 8], "dealer": 0, "blood": 0}

@@ -393,3 +393,59 @@ def test_create_form_offers_the_classic_variants_per_preset(hall: str, new_page:
     page.select_option("#create-preset", "gunzi")
     page.wait_for_selector("#rule-options select[data-option='tribute_rule']", state="attached")
     assert page.locator(sel).count() == 0
+
+
+# Every frame's view gets a made-up decision while drawing: a declaration the first hand
+# of 打滚子 never allows (three little jokers naming hearts). The page must offer exactly
+# what the view describes, not what it would work out from the hand and the rules. Every
+# declare button ever rendered is noted (a draw may pass in a moment).
+FAKE_DECISION = """
+window.__declareKeys = [];
+new MutationObserver(() => {
+  for (const b of document.querySelectorAll("#buttons button[data-key^='declare:']")) {
+    if (!window.__declareKeys.includes(b.dataset.key)) window.__declareKeys.push(b.dataset.key);
+  }
+}).observe(document, { childList: true, subtree: true });
+const Real = window.WebSocket;
+window.WebSocket = class extends Real {
+  set onmessage(fn) {
+    super.onmessage = (m) => {
+      const f = JSON.parse(m.data);
+      if (f.view && f.view.phase === "draw" && f.view.decision) {
+        f.view.decision = { kind: "declare", count: null,
+                            options: [{ cards: ["LJ", "LJ", "LJ"], suit: "H" }] };
+      }
+      fn(new MessageEvent("message", { data: JSON.stringify(f) }));
+    };
+  }
+};
+"""
+
+SEATED_WITH_BOTS = """async () => {
+  const post = (url, method, body) => fetch(url, { method, headers: { "Content-Type":
+    "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+  const t = await post("/api/tables", "POST", { preset: "gunzi", public: false, seat: 0 });
+  for (const s of [1, 2, 3]) {
+    await post(`/api/tables/${t.id}/seats/${s}/bot`, "PUT", { bot: "rule" });
+  }
+  return t.id;
+}"""
+
+
+def test_the_page_offers_the_decision_the_view_describes(hall: str, new_page: Any) -> None:
+    page = new_page(DESKTOP)
+    page.add_init_script(FAKE_DECISION)
+    goto(page, hall + "/")
+    page.click("#btn-guest")
+    page.wait_for_selector("#btn-logout", state="attached")
+    table_id = page.evaluate(SEATED_WITH_BOTS)
+    goto(page, f"{hall}/table.html?t={table_id}")  # here before the deal: the draw is seen
+    page.wait_for_selector("#info .chip")
+    page.evaluate(f"fetch('/api/tables/{table_id}/start', {{method: 'POST'}})")
+    deadline = time.monotonic() + 60  # (wait_for_function needs eval: the CSP forbids it)
+    while not page.evaluate("window.__declareKeys.length > 0 "
+                            "&& !['draw', undefined].includes(document.body.dataset.phase)"):
+        assert time.monotonic() < deadline, page.evaluate("window.__declareKeys")
+        page.wait_for_timeout(100)
+    keys = page.evaluate("window.__declareKeys")
+    assert keys == ["declare:LJLJLJ:H"], keys

@@ -679,7 +679,7 @@ class Compact:
         return (self.leader + self.tl) % 4
 
     @property
-    def over(self) -> bool:
+    def is_over(self) -> bool:
         return self.tl == 0 and not any(self.hands)
 
     def hand(self, seat: int) -> list[int]:
@@ -750,7 +750,7 @@ class Compact:
         return w
 
     def outcome(self) -> Outcome:
-        """A8 for the finished hand (``over`` must be true)."""
+        """A8 for the finished hand (``is_over`` must be true)."""
         ateam = 1 - self.dealer % 2
         kou = self.last_winner % 2 == ateam
         kitty_pts = sum(POINTS[c] for c in self.kitty)
@@ -784,7 +784,7 @@ class Compact:
                  ) -> tuple[Outcome, list[tuple[int, tuple[Card, ...]]]]:
         """Play the rest of the hand with the kernel policy (on a copy of the arrays)."""
         bk = bk or _PYTHON
-        if self.over:
+        if self.is_over:
             return self.outcome(), []
         cls, power, pts, mem, mlen, _ = _tables_as(bk, self.tables)
         cap = 4 * 39 * 3 + 8 if record else 1
@@ -839,6 +839,6 @@ def compact_of(match: Any) -> Compact:
 def random_play_out(pos: Compact, rng: random.Random) -> Outcome:
     """Play the rest of the hand uniformly at random over the compact legal plays."""
     p = pos.copy()
-    while not p.over:
+    while not p.is_over:
         p.play(rng.choice(p.legal()))
     return p.outcome()

@@ -58,7 +58,7 @@ def rule_rollout(
     kitty = tuple(pos.kitty)
     done = 0
     ncls = pos.ncls
-    while not pos.over and (tricks is None or done < tricks):
+    while not pos.is_over and (tricks is None or done < tricks):
         s = pos.to_play
         sizes = [sum(ncls[q * NCLS:(q + 1) * NCLS]) for q in range(4)]
         table = Table(

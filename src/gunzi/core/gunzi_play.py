@@ -84,7 +84,7 @@ class GunziPlay:
         return new
 
     @property
-    def over(self) -> bool:
+    def is_over(self) -> bool:
         return self.cards_left <= 0
 
     def hand(self, seat: int) -> list[int]:

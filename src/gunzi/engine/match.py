@@ -133,11 +133,6 @@ class Match(Machine):
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
 
-    @property
-    def over(self) -> bool:
-        """The older name of :attr:`is_over`."""
-        return self.phase is Phase.OVER
-
     def returns(self) -> list[float]:
         """Per seat: the A12 scores so far (打滚子), or the Part C game points of the
         games finished so far (classic: less the failed-throw penalties)."""

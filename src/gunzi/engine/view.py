@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
+from gunzi.engine.actions import Kind
 from gunzi.engine.events import Event, thaw
-from gunzi.engine.state import STATE_FIELDS, MatchState, Phase, public_result
+from gunzi.engine.state import PHASE_KIND, STATE_FIELDS, MatchState, Phase, public_result
 
 SPECTATOR = None
 M = TypeVar("M", bound=MatchState)
@@ -164,9 +165,31 @@ def view(match: MatchState, seat: int | None) -> dict[str, Any]:
         "points": list(match.points),
         "scores": list(match.scores),
         "last_result": thaw(_results(match)[-1]) if match.results else None,
-        "over": match.phase is Phase.OVER,
+        "is_over": match.phase is Phase.OVER,
+        "decision": decision(match, seat),
     }
     return out
+
+
+def decision(match: MatchState, seat: int | None) -> dict[str, Any] | None:
+    """What ``seat`` decides now, as a client offers it: ``kind`` (the action's type),
+    ``count`` (how many cards it takes, when that is fixed: tribute, return, bury) and
+    ``options`` (the declarations it may make). While drawing a seat may declare between
+    asks too (the table sends it at the next ask), so its declaring options are there all
+    through the draw, whoever is asked; otherwise only the seat to act has a decision."""
+    if seat is None:
+        return None
+    phase = match.phase
+    if phase is Phase.DRAW:
+        options = [{k: v for k, v in a.to_dict().items() if k in ("cards", "suit")}
+                   for a in match.declarations(seat)]
+        return {"kind": Kind.DECLARE.value, "count": None, "options": options}
+    if visible_to_act(match, seat) != seat or not PHASE_KIND[phase]:
+        return None
+    kind = PHASE_KIND[phase][0]
+    count = {Kind.BURY: match.rules.kitty_size, Kind.TRIBUTE: match.tribute_n,
+             Kind.RETURN: match.tribute_n}.get(kind)
+    return {"kind": kind.value, "count": count, "options": None}
 
 
 def _results(match: MatchState) -> list[dict[str, Any]]:

@@ -172,7 +172,7 @@ class State:
     up: int
     right: int
     touched: int
-    to_move: int
+    to_act: int
     turns: int
 
 
@@ -185,7 +185,7 @@ def initial_state(geo: Geometry, walls: int) -> State:
         up=0,
         right=0,
         touched=geo.border,
-        to_move=0,
+        to_act=0,
         turns=0,
     )
 
@@ -333,7 +333,7 @@ def wall_problem(geo: Geometry, st: State, orient: str, a: int) -> str:
 
 def legal_walls(geo: Geometry, st: State) -> list[tuple[str, int]]:
     """Every legal wall for the seat to move, ``(orientation, anchor)``, h walls first."""
-    if st.walls_left[st.to_move] <= 0:
+    if st.walls_left[st.to_act] <= 0:
         return []
     return [
         (o, a)
@@ -346,7 +346,7 @@ def legal_walls(geo: Geometry, st: State) -> list[tuple[str, int]]:
 def with_wall(geo: Geometry, st: State, orient: str, a: int) -> State:
     """The state after the seat to move places a wall (assumed legal)."""
     up, right, points = wall_masks(geo, st, orient, a)
-    seat = st.to_move
+    seat = st.to_act
     left = list(st.walls_left)
     left[seat] -= 1
     return State(
@@ -357,14 +357,14 @@ def with_wall(geo: Geometry, st: State, orient: str, a: int) -> State:
         up=up,
         right=right,
         touched=st.touched | points,
-        to_move=(seat + 1) % geo.players,
+        to_act=(seat + 1) % geo.players,
         turns=st.turns + 1,
     )
 
 
 def with_move(geo: Geometry, st: State, dest: int) -> State:
     """The state after the seat to move moves its pawn to ``dest`` (assumed legal)."""
-    seat = st.to_move
+    seat = st.to_act
     pawns = list(st.pawns)
     pawns[seat] = dest
     return State(
@@ -375,7 +375,7 @@ def with_move(geo: Geometry, st: State, dest: int) -> State:
         up=st.up,
         right=st.right,
         touched=st.touched,
-        to_move=(seat + 1) % geo.players,
+        to_act=(seat + 1) % geo.players,
         turns=st.turns + 1,
     )
 
@@ -389,7 +389,7 @@ def with_pass(geo: Geometry, st: State) -> State:
         up=st.up,
         right=st.right,
         touched=st.touched,
-        to_move=(st.to_move + 1) % geo.players,
+        to_act=(st.to_act + 1) % geo.players,
         turns=st.turns + 1,
     )
 

@@ -234,7 +234,7 @@ class _Search:
         d_opp = min(self.dist(st, s) for s in self.opps)
         w_opp = max(st.walls_left[s] for s in self.opps)
         v = 100 * (d_opp - d_me) + self.wall_value[st.walls_left[me]] - self.wall_value[w_opp]
-        if st.to_move == me:
+        if st.to_act == me:
             v += 50
         return v
 
@@ -253,7 +253,7 @@ class _Search:
 
     def children(self, st: B.State) -> list[Kid]:
         geo = self.geo
-        seat = st.to_move
+        seat = st.to_act
         goal = geo.goals[seat]
         kids: list[Kid] = []
         for dest, _ in B.pawn_moves(geo, st, seat, self.jumps):
@@ -276,7 +276,7 @@ class _Search:
 
     def ordered(self, st: B.State, kids: list[Kid], limit: bool) -> list[Kid]:
         """Winning moves first, then by static value for the mover; walls capped if ``limit``."""
-        sign = 1 if st.to_move == self.me else -1
+        sign = 1 if st.to_act == self.me else -1
         scored: list[tuple[int, int, Kid]] = []
         for i, k in enumerate(kids):
             v = WIN if k[2] >= 0 else sign * self.evaluate(k[1])
@@ -320,7 +320,7 @@ class _Search:
         kids = self.children(st)
         if depth >= 2:
             kids = self.ordered(st, kids, limit=True)
-        if st.to_move == self.me:
+        if st.to_act == self.me:
             best = -INF
             for k in kids:
                 v = self.value(k, depth - 1, alpha, beta, ply + 1)

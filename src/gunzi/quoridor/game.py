@@ -232,7 +232,7 @@ class QuoridorGame:
         rules: QuoridorRules,
         pawns: Sequence[str],
         walls: Sequence[str] = (),
-        to_move: int = 0,
+        to_act: int = 0,
         walls_left: Sequence[int] | None = None,
     ) -> QuoridorGame:
         """A game set up at a position (puzzles, tests), with no events.
@@ -259,11 +259,11 @@ class QuoridorGame:
         left = tuple(walls_left) if walls_left is not None else (rules.walls,) * rules.players
         if len(left) != rules.players or not all(_is_int(x) and x >= 0 for x in left):
             raise MalformedActionError(f"walls_left must be {rules.players} counts, not {left}")
-        if not (_is_int(to_move) and 0 <= to_move < rules.players):
-            raise MalformedActionError(f"to_move must be a seat, not {to_move!r}")
+        if not (_is_int(to_act) and 0 <= to_act < rules.players):
+            raise MalformedActionError(f"to_act must be a seat, not {to_act!r}")
         st = B.State(
             pawns=tuple(squares), walls_left=left, h=0, v=0, up=0, right=0,
-            touched=geo.border, to_move=0, turns=0,
+            touched=geo.border, to_act=0, turns=0,
         )
         for text in walls:
             w = parse_action(text, 0)
@@ -278,7 +278,7 @@ class QuoridorGame:
                 raise IllegalActionError(game._wall_reason(w, a, why), rule=RULE_WALLS)
             st = B.with_wall(geo, replace(st, walls_left=(1,) * rules.players), w.orientation, a)
             game._walls.append(Wall(-1, w.row, w.col, w.orientation))
-        game._state = replace(st, walls_left=left, to_move=to_move, turns=0)
+        game._state = replace(st, walls_left=left, to_act=to_act, turns=0)
         for seat, sq in enumerate(squares):
             if (geo.goals[seat] >> sq) & 1:
                 raise IllegalActionError(f"seat {seat} already stands on its goal edge",
@@ -308,12 +308,7 @@ class QuoridorGame:
     @property
     def to_act(self) -> int | None:
         """The seat to act, or ``None`` when the game is over (the game protocol's name)."""
-        return None if self._over else self._state.to_move
-
-    @property
-    def to_move(self) -> int | None:
-        """The older name of :attr:`to_act`."""
-        return self.to_act
+        return None if self._over else self._state.to_act
 
     def returns(self) -> list[float]:
         """Per seat: +1 for the winner, the others share -1; all 0 while playing or drawn."""
@@ -360,7 +355,7 @@ class QuoridorGame:
         st = self._state
         return (
             st.pawns, st.walls_left, st.h, st.v, st.up, st.right, st.touched,
-            st.to_move, st.turns, self._winner, self._over, len(self._events),
+            st.to_act, st.turns, self._winner, self._over, len(self._events),
             tuple(self._walls),
         )
 
@@ -372,7 +367,7 @@ class QuoridorGame:
         Empty when it is not ``seat``'s turn or the game is over. ``[Pass(seat)]`` when the
         seat can neither move nor place a wall.
         """
-        if self._over or seat != self._state.to_move:
+        if self._over or seat != self._state.to_act:
             return []
         geo, st = self.geometry, self._state
         out: list[Action] = [
@@ -385,7 +380,7 @@ class QuoridorGame:
         return out or [Pass(seat)]
 
     def legal_moves(self, seat: int) -> list[Move]:
-        if self._over or seat != self._state.to_move:
+        if self._over or seat != self._state.to_act:
             return []
         geo = self.geometry
         return [
@@ -414,8 +409,8 @@ class QuoridorGame:
         assert isinstance(seat, int)
         if self._over:
             raise OutOfTurnError("the game is over")
-        if seat != self._state.to_move:
-            raise OutOfTurnError(f"it is seat {self._state.to_move}'s turn, not seat {seat}'s")
+        if seat != self._state.to_act:
+            raise OutOfTurnError(f"it is seat {self._state.to_act}'s turn, not seat {seat}'s")
         return seat
 
     def _check(self, action: Action) -> tuple[str, int, bool]:
@@ -517,7 +512,7 @@ class QuoridorGame:
         """Validate and play ``action``; return its event. A rejected action changes nothing."""
         kind, idx, jump = self._check(action)
         geo, st = self.geometry, self._state
-        seat = st.to_move
+        seat = st.to_act
         turn = st.turns
         event: Event
         if kind == "m":
@@ -572,7 +567,7 @@ class QuoridorGame:
             "game": "quoridor",
             "rules": {"name": self.rules.name, **self.rules.options()},
             "seat": seat,
-            "to_move": self.to_move,
+            "to_act": self.to_act,
             "turn": self._state.turns,
             "board_size": geo.n,
             "pawns": [

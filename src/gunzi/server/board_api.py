@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gunzi.quoridor.rules import OPTIONS, PRESETS, preset
 from gunzi.server.auth import CurrentUser
-from gunzi.server.board_tables import BOARD_BOTS, BoardHall, BoardTable
+from gunzi.server.board_tables import BOARD_BOTS, BoardHall
 from gunzi.server.protocol import dumps
 from gunzi.server.table_routes import add_table_routes, fail, hall_getter
-from gunzi.server.tables import TableError
+from gunzi.server.tables import Table, TableError
 from gunzi.server.ws import Client, serve_socket
 
 router = APIRouter(prefix="/api/board")
@@ -35,12 +35,14 @@ class BoardCreate(_Body):
     name: str | None = Field(default=None, max_length=64)
     public: bool = True
     seat: int | None = Field(default=None, ge=0, le=3)
+    clock: int | None = Field(default=None, ge=0)  # seconds per decision; 0 = off
 
 
 class BoardQuick(_Body):
     preset: str = "quoridor-2"
     options: dict[str, Any] = Field(default_factory=dict)
     bot: str = "search"
+    clock: int | None = Field(default=None, ge=0)
 
 
 def board_hall(request: Request) -> BoardHall:
@@ -61,7 +63,8 @@ async def create_table(body: BoardCreate, request: Request,
                        user: CurrentUser) -> dict[str, Any]:
     try:
         table = await board_hall(request).create(user, body.preset, body.options,
-                                                 public=body.public, name=body.name)
+                                                 public=body.public, name=body.name,
+                                                 clock=body.clock)
         if body.seat is not None:
             await table.take_seat(user, body.seat)
     except TableError as exc:
@@ -75,7 +78,8 @@ async def quickplay(request: Request, user: CurrentUser,
     """One call: a new table, you at seat 0, bots in the other seats, started."""
     body = body or BoardQuick()
     try:
-        table = await board_hall(request).quickplay(user, body.preset, body.bot, body.options)
+        table = await board_hall(request).quickplay(user, body.preset, body.bot, body.options,
+                                                    body.clock)
     except TableError as exc:
         raise fail(exc) from None
     return {**table.info(), "seat": 0, "ws": f"/ws/board/{table.id}"}
@@ -95,7 +99,7 @@ async def board_socket(websocket: WebSocket, table_id: str) -> None:
     await serve_socket(websocket, table_id, hall, _unsupported)
 
 
-async def _unsupported(client: Client, table: BoardTable, parsed: Any) -> None:
+async def _unsupported(client: Client, table: Table, parsed: Any) -> None:
     client.send(dumps({"t": "error", "code": "unsupported",
                        "message": f"{parsed.t!r} is not available at 步步为营 tables"}))
 

@@ -43,7 +43,6 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from gunzi.ladder.result import LadderResult
 from gunzi.server.settings import Settings
 
 T = TypeVar("T")
@@ -335,16 +334,17 @@ def commit_action(
     action: dict[str, Any],
     events: list[dict[str, Any]],
     table: dict[str, Any],
-    ladder: LadderResult | None = None,
+    more: Callable[[Session], None] | None = None,
 ) -> None:
     """One accepted action, its events and the table's new counters: one transaction; with
-    the ladder result the action closed, if any (so it counts exactly once)."""
+    ``more`` writes in it, if any (the ladder result the action closed, so it counts
+    exactly once: :func:`gunzi.server.ladder_db.writer`)."""
     session.execute(insert(ActionRow), [action])
     if events:
         session.execute(insert(EventRow), events)
     session.execute(update(TableRow).where(TableRow.id == table_id).values(**table))
-    if ladder is not None:
-        _apply_ladder(session, ladder)
+    if more is not None:
+        more(session)
 
 
 def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
@@ -359,13 +359,7 @@ def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
     session.execute(update(TableRow), [{"id": item[0], **item[3]} for item in items])
     for item in items:
         if len(item) > 4 and item[4] is not None:
-            _apply_ladder(session, item[4])
-
-
-def _apply_ladder(session: Session, ladder: LadderResult) -> None:
-    from gunzi.server.ladder_db import apply_result  # it builds on this module's models
-
-    apply_result(session, ladder, now())
+            item[4](session)
 
 
 def load_actions(session: Session, table_id: str) -> list[ActionRow]:

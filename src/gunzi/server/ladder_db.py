@@ -10,6 +10,7 @@ both are on disk; a second attempt finds the key and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, insert, select
@@ -20,7 +21,7 @@ from gunzi.ladder import rating
 from gunzi.ladder.points import GAMES
 from gunzi.ladder.result import LadderResult, ref_of_key
 from gunzi.ladder.titles import title_for
-from gunzi.server.db import LadderEntry, LadderPlayer, LadderResultRow, User
+from gunzi.server.db import LadderEntry, LadderPlayer, LadderResultRow, User, now
 
 HISTORY = 50  # recent entries on a player's page
 SERIES = 400  # rating points per game for the chart
@@ -188,3 +189,13 @@ def player_page(session: Session, key: str) -> dict[str, Any] | None:
                          "total": total} for t, mu, sg, total in reversed(points)]
     return {"player": _player(key, name), "ladders": ladders, "history": history,
             "series": series}
+
+
+def writer(result: LadderResult) -> Callable[[Session], None]:
+    """Writes ``result`` in the transaction of the action that closed it
+    (:func:`gunzi.server.db.commit_action`'s ``more``)."""
+
+    def write(session: Session) -> None:
+        apply_result(session, result, now())
+
+    return write

@@ -3,19 +3,18 @@ sockets and presence (a seat away for ``away_after`` seconds is played by the bo
 nobody is connected to is abandoned, a finished one retired), seating before the start,
 and the ladder titles shown beside the names.
 
-:class:`SeatedTable` is the base of the card :class:`gunzi.server.tables.Table` and the
-步步为营 :class:`gunzi.server.board_tables.BoardTable`; a subclass supplies the game: its
-``info``, ``_welcome`` and ``_sync`` frames, and ``_schedule``/``_cancel_timer`` for the
-table's next automatic step. Everything here runs under the table's lock, as the
-subclasses' game code does.
+:class:`SeatedTable` is the base of the one table class :class:`gunzi.server.tables.Table`
+(every game), which supplies the game: its ``info``, ``_welcome`` and ``_sync`` frames,
+and ``_schedule`` for the table's next automatic step. Everything here runs under the
+table's lock, as the table's game code does.
 
 A player's action takes one path at every table (:meth:`SeatedTable._act`): duplicate
 ids, the table's state, the seat, a stale view, the action's shape, then the game's
 ``_apply`` (validate, apply, commit, frames); a refused commit raises :class:`CommitError`
 after :meth:`SeatedTable._reload` has rebuilt the game from the database and resynced
-every socket, so nothing unsaved is ever acknowledged or kept. A subclass supplies only
-what differs by game: how a payload reads as an action, the sequence number a recipient
-is at, and the details of an illegal action's refusal.
+every socket, so nothing unsaved is ever acknowledged or kept. The table supplies, from
+its game, how a payload reads as an action, the sequence number a recipient is at, and
+the details of an illegal action's refusal.
 """
 
 from __future__ import annotations
@@ -25,9 +24,10 @@ import secrets
 import time
 import traceback
 import unicodedata
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from sqlalchemy import update
@@ -42,7 +42,7 @@ from gunzi.server.auth import Principal
 from gunzi.server.protocol import dumps
 
 if TYPE_CHECKING:
-    from gunzi.server.halls import BaseHall
+    from gunzi.server.metrics import Metrics
     from gunzi.server.settings import Settings
 
 log = structlog.get_logger("gunzi.tables")
@@ -85,6 +85,25 @@ class Conn(Protocol):
     def send(self, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
+
+
+class HallLike(Protocol):
+    """What a table uses of its hall (:class:`gunzi.server.halls.BaseHall`; named here so
+    the hall module can build on this one without a cycle)."""
+
+    settings: Settings
+    store: db.Store
+    metrics: Metrics
+    base_url: str | None
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    async def ladder_totals(self, game: str, keys: list[str],
+                            fresh: bool) -> dict[str, int]: ...
+
+    def retire(self, table: SeatedTable) -> None: ...
+
+    def count_tables(self) -> None: ...
 
 
 class TableError(Exception):
@@ -135,10 +154,10 @@ class SeatState:
 class SeatedTable:
     """One table actor without its game: seats, sockets, presence, idleness, titles."""
 
-    bots_allowed: ClassVar[tuple[str, ...]] = ()
+    bots_allowed: tuple[str, ...] = ()
     ladder_game: str  # the ladder the table's results and titles belong to
 
-    def __init__(self, hall: BaseHall[Any], row: db.TableRow, seats: list[SeatState]) -> None:
+    def __init__(self, hall: HallLike, row: db.TableRow, seats: list[SeatState]) -> None:
         self.hall = hall
         self.settings: Settings = hall.settings
         self.id = row.id
@@ -192,9 +211,9 @@ class SeatedTable:
 
     # The shape of a player's action (docs/protocol.md): its types, keys, and the text a
     # malformed one is refused with.
-    action_types: ClassVar[frozenset[str]] = frozenset()
-    action_keys: ClassVar[frozenset[str]] = frozenset()
-    action_shape: ClassVar[str] = ""
+    action_types: frozenset[str] = frozenset()
+    action_keys: frozenset[str] = frozenset()
+    action_shape: str = ""
 
     def _has_game(self) -> bool:
         """Whether the game exists (a card table has none before its start)."""

@@ -1,24 +1,27 @@
-"""Tables: one actor per table (Match + bots + clock + persistence), and the hall that holds them.
+"""Tables: one actor per table (the game + bots + clock + persistence), and the card hall.
 
-Each :class:`Table` has one ``asyncio.Lock``; everything that reads or changes
-its match runs under it, so the lock holder is the table's only writer. An
-accepted action goes: validate → apply → **commit** (the action and every
-event it produced, one transaction) → frames to every socket → ack. Nothing
-is acknowledged or broadcast before it is committed.
+There is one table class, :class:`Table`, for every game; what differs by game is a
+:class:`gunzi.server.table_games.TableGame` chosen by the table's preset (the card
+``Match`` and the 步步为营 ``QuoridorGame``, both driven through the game protocol).
 
-What leaves a table goes through :mod:`gunzi.engine.view` only: each
-recipient (seats 0..3, or the spectators) gets its own ``redact``-ed events,
-numbered exactly as ``stream(match, recipient)`` numbers them, and its own
-``view``. Match state is never serialized any other way.
+Each table has one ``asyncio.Lock``; everything that reads or changes its game runs under
+it, so the lock holder is the table's only writer. An accepted action goes: validate →
+apply → **commit** (the action and every event it produced, one transaction) → frames to
+every socket → ack. Nothing is acknowledged or broadcast before it is committed; a refused
+commit rebuilds the game from the database (:meth:`SeatedTable._act`, ``CommitError``).
 
-Randomness: each hand's seed is ``secrets.randbits(256)``, supplied with the
-``deal`` action (tables use ``auto_deal=False``), so the stored actions replay
-exactly: a restarted server rebuilds every table by replaying them.
+What leaves a table goes through the game's numbering and view only: each group of
+recipients (at a card table seats 0..3 and the spectators, via :mod:`gunzi.engine.view`;
+at a board table everybody) gets its own numbered events and its own ``view``.
+
+Every game gets the same automatic steps: the bot's moves (a bot seat, or a person's seat
+under 托管), the turn clock (``clock`` seconds per decision: a timeout lets the bot decide
+once, the second in a row puts the seat in 托管), and a chance step (a card deal, its seed
+``secrets.randbits(256)`` stored with the action so the actions replay exactly).
 """
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections import deque
 from collections.abc import Coroutine
@@ -27,18 +30,12 @@ from typing import Any
 import structlog
 from sqlalchemy import ColumnElement
 
-from gunzi.bots.base import Bot, observe
-from gunzi.engine import actions as A
-from gunzi.engine import records
-from gunzi.engine.actions import CHANCE, Action
+from gunzi.engine.actions import CHANCE
 from gunzi.engine.errors import GunziError, IllegalActionError
-from gunzi.engine.match import Match, Phase
-from gunzi.engine.rules import PRESETS, Ruleset, from_options, preset
-from gunzi.engine.view import numbered, seq_at, stream, view, visible_to_act
+from gunzi.engine.rules import PRESETS, preset
 from gunzi.ladder.own_play import TIMEOUTS_TO_AUTO, OwnPlay
-from gunzi.ladder.points import Points, closed_points, game_of
 from gunzi.ladder.result import LadderResult
-from gunzi.server import db, refusals
+from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
 from gunzi.server.halls import CODE_ALPHABET, BaseHall, Loaded, check_replay, mark_started
 from gunzi.server.limits import Throttle
@@ -46,57 +43,42 @@ from gunzi.server.presence import (
     LIVE,
     CommitError,
     Conn,
+    HallLike,
     SeatedTable,
     SeatState,
     TableError,
     clean_text,
     where,
 )
-from gunzi.server.protocol import ACTION_KEYS, PLAYER_ACTIONS, CreateTable, QuickPlay, dumps
+from gunzi.server.protocol import CreateTable, QuickPlay, dumps
+from gunzi.server.table_games import ALLOWED_BOTS, TableGame, table_game
 
 log = structlog.get_logger("gunzi.tables")
 
-RECIPIENTS: tuple[int | None, ...] = (0, 1, 2, 3, None)
-ALLOWED_BOTS = ("rule", "random")
 RESYNC_MAX = 5000  # larger gaps get a snapshot instead of the missing events
 
 __all__ = ["ALLOWED_BOTS", "CODE_ALPHABET", "LIVE", "CommitError", "Conn", "Hall", "SeatState",
-           "Table", "TableError", "clean_text", "where"]
-
-
-def ridx(recipient: int | None) -> int:
-    return 4 if recipient is None else recipient
-
-
-def make_bot(name: str) -> Bot:
-    """A bot by name; the rule bot may not be installed yet, so fall back to random."""
-    from gunzi.bots import registry
-
-    try:
-        return registry.make_bot(name)
-    except Exception:
-        log.warning("bot_fallback", wanted=name, using="random")
-        return registry.make_bot("random")
+           "Table", "TableError", "TableHall", "clean_text", "where"]
 
 
 class Table(SeatedTable):
-    """A card table: a :class:`Match`, its bots, clock, chat and per-recipient frames."""
+    """A table of any game: its :class:`TableGame`, bots, clock, chat and frames."""
 
-    bots_allowed = ALLOWED_BOTS
-    hall: Hall
-
-    def __init__(self, hall: Hall, row: db.TableRow, seats: list[SeatState]) -> None:
+    def __init__(self, hall: HallLike, row: db.TableRow, seats: list[SeatState]) -> None:
         super().__init__(hall, row, seats)
-        self.rules: Ruleset = from_options(dict(row.rules))
-        self.ladder_game = game_of(self.rules)  # the ladder its results go to
+        self.game: TableGame = table_game(row.preset, dict(row.rules))
+        g = self.game
+        self.bots_allowed = g.bots_allowed
+        self.ladder_game = g.ladder_game  # the ladder its results go to
+        self.action_types, self.action_keys = g.action_types, g.action_keys
+        self.action_shape = g.action_shape
         self.clock = row.clock
         self.max_hands = row.max_hands
         self.counter = row.counter
         self.header = row.header
-        self.match: Match | None = None
-        self.seq = [0, 0, 0, 0, 0]
-        self.last_turn: list[dict[str, Any] | None] = [None] * 5
-        self.bots: list[Bot | None] = [None, None, None, None]
+        self.seq = [0] * g.groups
+        self.last_turn: list[dict[str, Any] | None] = [None] * g.groups
+        self.bots: list[Any] = [None] * len(seats)
         self.decision_key = -1
         self.deadline: float | None = None  # monotonic
         self.deadline_wall: int | None = None  # epoch ms, for clients
@@ -107,24 +89,24 @@ class Table(SeatedTable):
     # ------------------------------------------------------------------ info
     def info(self) -> dict[str, Any]:
         base = (self.settings.public_url or self.hall.base_url or "").rstrip("/")
-        m = self.match
+        g = self.game
+        rules = g.rules
         return {
             "id": self.id,
             "name": self.name,
             "public": self.public,
             "code": self.code,
-            "link": f"{base}/table.html?t={self.id}",
+            "link": f"{base}/{g.page}?t={self.id}",
             "preset": self.preset,
-            "rules": {"name": self.rules.name, **self.rules.options()},
+            "rules": {"name": rules.name, **rules.options()},
             "clock": self.clock,
             "max_hands": self.max_hands,
             "counter": self.counter,
             "quick": self.quick,
             "status": self.status,
-            "hand_no": m.hand_no if m else 0,
-            "hands_played": len(m.results) if m else 0,
+            **g.info(),
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
-            "spectators": sum(1 for c in self.conns if c.seat is None),
+            "spectators": self._spectators(),
             "owner": self._owner_name(),
             "host": self.host,
             "created_at": self.created_at,
@@ -134,38 +116,38 @@ class Table(SeatedTable):
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         self.hall.spawn(coro)
 
-    def _bot(self, seat: int) -> Bot:
+    def _bot(self, seat: int) -> Any:
         bot = self.bots[seat]
         if bot is None:
-            bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.settings.bot)
+            name = self.seats[seat].bot or self.game.auto_bot(self.settings)
+            bot = self.bots[seat] = self.game.make_bot(name)
         return bot
 
     def _turn(self, r: int | None) -> dict[str, Any]:
-        m = self.match
-        if m is None or self.status != "playing":
+        g = self.game
+        if g.state is None or self.status != "playing":
             return {"seat": None, "deadline": None, "clock": self.clock}
-        to = visible_to_act(m, r)
+        to = g.visible_to_act(r)
         deadline = None
-        if to is not None and to >= 0 and self.decision_key == len(m.events):
+        if to is not None and to >= 0 and self.decision_key == g.n_events:
             deadline = self.deadline_wall
         return {"seat": to, "deadline": deadline, "clock": self.clock}
 
-    def _by_recipient(self) -> list[list[Conn]]:
-        out: list[list[Conn]] = [[], [], [], [], []]
+    def _by_group(self) -> list[list[Conn]]:
+        out: list[list[Conn]] = [[] for _ in range(self.game.groups)]
         for c in self.conns:
-            out[ridx(c.seat)].append(c)
+            out[self.game.group(c.seat)].append(c)
         return out
 
     def _publish(self, start: int) -> None:
-        """Frames for the events from ``start`` on: per recipient, as ``stream`` numbers them."""
-        m = self.match
-        assert m is not None
-        groups = self._by_recipient()
+        """Frames for the events from ``start`` on: per group of recipients, as the game
+        numbers them."""
+        g = self.game
+        groups = self._by_group()
         sent = 0
-        for r in RECIPIENTS:
-            i = ridx(r)
-            conns = groups[i]
-            out = list(numbered(m, r, start, self.seq[i]))
+        for i, conns in enumerate(groups):
+            r = g.recipient(i)
+            out = g.numbered(r, start, self.seq[i])
             if out:
                 self.seq[i] = out[-1]["seq"]
             turn = self._turn(r)
@@ -179,7 +161,7 @@ class Table(SeatedTable):
             for c in conns:
                 if c.views:
                     if with_view is None:
-                        with_view = dumps({**frame, "view": view(m, r)})
+                        with_view = dumps({**frame, "view": g.view(r)})
                     c.send(with_view)
                 else:
                     if plain is None:
@@ -188,16 +170,9 @@ class Table(SeatedTable):
                 sent += 1
         self.hall.metrics.frames.inc(sent)
 
-    def _seq_at(self, r: int | None, v_end: int) -> int:
-        m = self.match
-        assert m is not None
-        return seq_at(m, r, v_end)
-
     def _count_seqs(self) -> None:
-        m = self.match
-        assert m is not None
-        for r in RECIPIENTS:
-            self.seq[ridx(r)] = seq_at(m, r)
+        for i in range(self.game.groups):
+            self.seq[i] = self.game.seq_at(self.game.recipient(i))
 
     # ------------------------------------------------------------- scheduling
     def _later(self, delay: float, key: int, kind: str) -> None:
@@ -212,17 +187,19 @@ class Table(SeatedTable):
     def _schedule(self) -> None:
         """Arrange the table's next automatic step: a deal, a bot move, or a clock."""
         self._cancel_timer()
-        m = self.match
-        if m is None or self.status != "playing" or self.broken or m.over:
+        g = self.game
+        state = g.state
+        if state is None or self.status != "playing" or self.broken or state.is_over:
             return
-        key = len(m.events)
-        to = m.current
+        key = g.n_events
+        to = state.to_act
         if to is None:
             return
         if to == CHANCE:
-            delay = self.settings.hand_pause if m.results else 0.0
+            done = g.hands_done()
+            delay = self.settings.hand_pause if done else 0.0
             gone = self._gone_since()
-            if m.results and gone is not None:
+            if done and gone is not None:
                 # Nobody is here: the next hand waits out the players' grace (a reload, a
                 # restart), then the table ends instead of dealing (see _tick).
                 delay = max(delay, gone + self.settings.away_after - time.monotonic())
@@ -230,9 +207,7 @@ class Table(SeatedTable):
             return
         seat = self.seats[to]
         if seat.bot is not None or seat.auto:
-            # Answer a declaring ask at once: a pause would tell the table a seat was asked.
-            delay = 0.0 if m.phase is Phase.DRAW else self.settings.bot_delay
-            self._later(delay, key, "bot")
+            self._later(g.bot_delay(self.settings), key, "bot")
             return
         if key != self.decision_key:
             self.decision_key = key
@@ -246,124 +221,113 @@ class Table(SeatedTable):
 
     async def _tick(self, key: int, kind: str) -> None:
         async with self.lock:
-            m = self.match
-            if m is None or self.status != "playing" or self.broken or len(m.events) != key:
+            g = self.game
+            state = g.state
+            if state is None or self.status != "playing" or self.broken or g.n_events != key:
                 return
             try:
-                if kind == "deal" and m.results and self._gone_since() is not None:
+                if kind == "deal" and g.hands_done() and self._gone_since() is not None:
                     if self._unwatched():  # no ghost hand: the table ends here
                         await self._abandon("unwatched")
                     else:
                         self._schedule()  # they left during the pause: wait out the grace
                 elif kind == "deal":
-                    await self._apply(A.deal(m.deal_seed(secrets.randbits(256))), "server")
+                    await self._apply(g.chance(), "server")
                 elif kind == "bot":
-                    await self._bot_move("bot" if self.seats[m.current or 0].bot else "auto")
+                    await self._bot_move("bot" if self.seats[state.to_act or 0].bot else "auto")
                 elif kind == "timeout":
-                    seat = m.current
+                    seat = state.to_act
                     assert seat is not None and seat >= 0
                     self.hall.metrics.timeouts.inc()
                     # The bot makes this one decision; the second timeout in a row puts the
                     # seat in 托管 until the player returns. While drawing the bot answers
                     # quietly: a public status change would tell who was asked.
-                    if (m.phase is not Phase.DRAW
-                            and self.own.timeouts[seat] + 1 >= TIMEOUTS_TO_AUTO):
+                    if not g.quiet() and self.own.timeouts[seat] + 1 >= TIMEOUTS_TO_AUTO:
                         self.seats[seat].auto = True
                         self.seats[seat].auto_reason = "timeout"
                         self._publish_table()
                     await self._bot_move("timeout")
             except CommitError:
-                pass
+                pass  # rebuilt from the database, which scheduled the next step
             except Exception as exc:
                 log.error("table_tick_failed", table=self.id, kind=kind, **where(exc))
                 self.retry_at = time.monotonic() + 1.0
                 self._schedule()
 
     async def _bot_move(self, source: str) -> None:
-        m = self.match
-        assert m is not None and m.current is not None and m.current >= 0
-        seat = m.current
+        state = self.game.state
+        assert state is not None and state.to_act is not None and state.to_act >= 0
+        seat = state.to_act
         t0 = time.perf_counter()
-        action = self._suggest(seat)
+        if self.game.bot_in_thread:
+            action = await asyncio.to_thread(self._suggest, seat)
+        else:
+            action = self._suggest(seat)
         self.hall.metrics.bot_seconds.observe(time.perf_counter() - t0)
         await self._apply(action, source)
 
-    def _suggest(self, seat: int) -> Action:
-        m = self.match
-        assert m is not None
-        try:
-            action = self._bot(seat).choose(observe(m, seat), self.rng)
-            m.verify(action)
-            return action
-        except Exception:
-            log.warning("bot_failed", table=self.id, seat=seat)
-            return m.legal_actions(seat).sample(self.rng)
+    def _suggest(self, seat: int) -> Any:
+        return self.game.suggest(self._bot(seat), seat, self.rng)
 
     # ------------------------------------------------------------------ apply
-    def _ends(self, m: Match) -> bool:
-        """Is the table over once ``m`` is where it is (the match, or the hand limit)?"""
-        return m.over or bool(self.max_hands and m.phase is Phase.DEAL
-                              and len(m.results) >= self.max_hands)
+    def _ends(self) -> bool:
+        """Is the table over once the game is where it is (the game, or the hand limit)?"""
+        g = self.game
+        assert g.state is not None
+        return g.state.is_over or bool(self.max_hands and g.between_hands()
+                                       and g.hands_done() >= self.max_hands)
 
     def _status_after(self) -> str:
-        assert self.match is not None
-        return "finished" if self._ends(self.match) else self.status
+        return "finished" if self._ends() else self.status
 
-    def _tally(self, m: Match, seat: int, source: str, quiet: bool,
-               results_before: int) -> tuple[Points, tuple[bool, ...]] | None:
+    def _tally(self, seat: int, source: str, quiet: bool,
+               hands_before: int) -> tuple[tuple[int, ...], tuple[bool, ...]] | None:
         """Feed an applied action to the own-play tally (live and on replay alike); the
         points and counted seats of the ladder result it closed, if it closed one."""
         self.own.decided(seat, source, quiet=quiet)
-        if len(m.results) == results_before:
+        if self.game.hands_done() == hands_before:
             return None
         self.own.hand_ended()
-        points = closed_points(m, table_ends=self._ends(m))
+        points = self.game.points(table_ends=self._ends())
         return None if points is None else (points, self.own.result_closed())
 
     async def _apply(
-        self, action: Action, source: str, user_id: int | None = None, cid: str | None = None
+        self, action: Any, source: str, user_id: int | None = None, cid: str | None = None
     ) -> int:
         """Validate, apply, commit, broadcast. Raises GunziError (nothing changed) or
-        CommitError (the match was rebuilt from the database)."""
-        m = self.match
-        assert m is not None
-        m.verify(action)
+        CommitError (the game was rebuilt from the database)."""
+        g = self.game
         t_start = time.perf_counter()
-        start = len(m.events)
-        results_before = len(m.results)
-        quiet = m.phase is Phase.DRAW
-        m.apply(action, validate=False)
-        closed = self._tally(m, action.seat, source, quiet, results_before)
+        start = g.n_events
+        hands_before = g.hands_done()
+        quiet = g.quiet()
+        g.apply(action)  # raises on an illegal action, changing nothing
+        closed = self._tally(action.seat, source, quiet, hands_before)
         n = self.n_actions + 1
-        new = m.events[start:]
         status = self._status_after()
         action_row = {
             "table_id": self.id, "n": n, "seat": action.seat, "source": source,
-            "user_id": user_id, "cid": cid, "data": action.to_dict(), "v_end": len(m.events),
-            "created_at": db.now(),
+            "user_id": user_id, "cid": cid, "data": g.action_data(action, start),
+            "v_end": g.n_events, "created_at": db.now(),
         }
-        event_rows = [
-            {"table_id": self.id, "v": ev.v, "n": n, "hand": ev.hand, "type": ev.type,
-             "data": ev.to_dict(), "audience": ",".join(map(str, sorted(ev.audience))),
-             "private": ev.private}
-            for ev in new
-        ]
-        table_row = {"n_actions": n, "n_events": len(m.events), "status": status,
+        event_rows = [{"table_id": self.id, "n": n, **row} for row in g.event_rows(start)]
+        table_row = {"n_actions": n, "n_events": g.n_events, "status": status,
                      "updated_at": db.now()}
         ladder = None if closed is None else self._ladder_result(*closed)
         t0 = time.perf_counter()
         try:
-            await self.hall.store.commit(self.id, action_row, event_rows, table_row, ladder)
+            await self.hall.store.commit(self.id, action_row, event_rows, table_row,
+                                         None if ladder is None else ladder_db.writer(ladder))
         except Exception as exc:
             raise await self._commit_failed(exc) from exc
         self.hall.metrics.commit_seconds.observe(time.perf_counter() - t0)
         self.n_actions = n
         if cid is not None:
-            self.cid_index[(user_id, cid)] = len(m.events)
-        if len(m.results) > results_before:
+            self.cid_index[(user_id, cid)] = g.n_events
+        if g.hands_done() > hands_before:
             for bot in self.bots:
                 if bot is not None:
-                    bot.new_hand()
+                    g.new_hand(bot)
         status_changed = status != self.status
         self.status = status
         self._schedule()
@@ -373,78 +337,84 @@ class Table(SeatedTable):
         if status_changed:
             self._publish_table()
             self.hall.count_tables()
-            log.info("table_finished", table=self.id, hands=len(m.results))
+            log.info("table_finished", table=self.id, hands=g.hands_done())
         self.hall.metrics.actions.labels(source).inc()
         if source == "player":
             self.hall.metrics.action_seconds.observe(time.perf_counter() - t_start)
-        return len(m.events)
+        return g.n_events
 
-    def _ladder_result(self, points: Points, own: tuple[bool, ...]) -> LadderResult:
-        """The ladder result the action just closed (a 打滚子 hand, a classic game)."""
-        m = self.match
-        assert m is not None
-        keys = [s.ladder_key or "?" for s in self.seats]
+    def _ladder_result(self, points: tuple[int, ...], own: tuple[bool, ...]) -> LadderResult:
+        """The ladder result the action just closed (a 打滚子 hand, a classic game, a
+        步步为营 game)."""
+        keys = tuple(s.ladder_key or "?" for s in self.seats)
         rated, counted = self._counted(own)
-        return LadderResult(self.ladder_game, self.id, int(m.results[-1]["hand"]),
-                            (keys[0], keys[1], keys[2], keys[3]), points, rated,
-                            counted=counted)
+        return LadderResult(self.ladder_game, self.id, self.game.ladder_hand(), keys, points,
+                            rated, self.game.teams(), counted)
 
     def _cut_short(self) -> LadderResult | None:
         """A classic game stopped after some of its hands is scored where it stopped, as the
         hand limit scores it (docs/ladder.md); 打滚子 scores every hand as it ends."""
-        m = self.match
-        if m is None or not m.results or self.own.open_hands == 0:
+        if self.game.state is None or not self.game.hands_done() or self.own.open_hands == 0:
             return None
-        points = closed_points(m, table_ends=True)
+        points = self.game.points(table_ends=True)
         return None if points is None else self._ladder_result(points, self.own.counted())
 
     def _replay(self, rows: list[db.ActionRow]) -> None:
         assert self.header is not None
-        m = records.start_match(self.header)
+        g = self.game
+        g.restart(self.header)
         cids: dict[tuple[int | None, str], int] = {}
         self.own = OwnPlay(len(self.seats))
         for row in rows:
-            results_before, quiet = len(m.results), m.phase is Phase.DRAW
-            m.apply(A.from_dict(row.data))
-            self._tally(m, row.seat, row.source, quiet, results_before)
-            if len(m.events) != row.v_end:
-                raise GunziError(f"action {row.n} replays to {len(m.events)} events, "
+            hands_before, quiet = g.hands_done(), g.quiet()
+            g.apply(g.stored_action(dict(row.data)))
+            self._tally(row.seat, row.source, quiet, hands_before)
+            if g.n_events != row.v_end:
+                raise GunziError(f"action {row.n} replays to {g.n_events} events, "
                                  f"stored {row.v_end}")
             if row.cid is not None:
                 cids[(row.user_id, row.cid)] = row.v_end
-        self.match = m
         self.n_actions = len(rows)
         self.cid_index = cids
-        self.bots = [None, None, None, None]
+        self.bots = [None] * len(self.seats)
         self._count_seqs()
 
-    # --------------------------------------------------------------- players
-    # (the acting path is SeatedTable._act; these are its card parts)
-    action_types = frozenset(PLAYER_ACTIONS)
-    action_keys = ACTION_KEYS
-    action_shape = ("an action is {type, cards?, suit?, take?} with type one of "
-                    + ", ".join(sorted(PLAYER_ACTIONS)))
+    def rebuild(self, item: Loaded, check: bool) -> None:
+        """Replay the stored table (restart, cold copies); ``check``: raise if the events
+        differ from the stored ones."""
+        if item.row.header is None:
+            return
+        self._replay(item.actions)
+        if check:
+            check_replay(self.game.events(), item)
 
+    # --------------------------------------------------------------- players
+    # (the acting path is SeatedTable._act; these are its game parts)
     def _has_game(self) -> bool:
-        return self.match is not None
+        return self.game.state is not None
 
     def _seq_of(self, seat: int | None) -> int:
-        return self.seq[ridx(seat)]
+        return self.seq[self.game.group(seat)]
 
-    def _action_from(self, payload: dict[str, Any], seat: int) -> Action:
-        return A.from_dict({**payload, "seat": seat})
+    def _seq_at(self, seat: int | None, v_end: int) -> int:
+        return self.game.seq_at(seat, v_end)
+
+    def _action_from(self, payload: dict[str, Any], seat: int) -> Any:
+        return self.game.action_from(payload, seat)
 
     def _illegal_detail(self, seat: int, exc: IllegalActionError) -> dict[str, Any]:
-        assert self.match is not None
-        return refusals.illegal(self.match, seat, str(exc), exc.rule)
+        return self.game.illegal_detail(seat, exc)
 
     async def hint(self, seat: int | None) -> dict[str, Any]:
         """The bot's suggestion for the seat's current decision."""
         async with self.lock:
-            m = self.match
-            if m is None or self.status != "playing" or seat is None or m.current != seat:
+            state = self.game.state
+            if state is None or self.status != "playing" or seat is None \
+                    or state.to_act != seat:
                 raise TableError(409, "no_decision", "you have no decision to make now")
-            return self._suggest(seat).to_dict()
+            action = self._suggest(seat)
+            out: dict[str, Any] = action.to_dict()
+            return out
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         async with self.lock:
@@ -482,6 +452,7 @@ class Table(SeatedTable):
         return {
             "t": "welcome",
             "protocol": 1,
+            **self.game.welcome(),
             "table": self.info(),
             "seat": conn.seat,
             "role": "player" if conn.seat is not None else "spectator",
@@ -491,79 +462,78 @@ class Table(SeatedTable):
         }
 
     def _sync(self, conn: Conn, last_seq: int | None) -> None:
-        m = self.match
+        g = self.game
         r = conn.seat
-        i = ridx(r)
-        if m is None:
+        if g.state is None:
             conn.send(dumps({"t": "snapshot", "seq": 0, "view": None, "events": [],
                              "turn": self._turn(r)}))
             return
-        cur = self.seq[i]
+        cur = self.seq[g.group(r)]
         if last_seq is not None and last_seq <= cur and cur - last_seq <= RESYNC_MAX:
-            events = stream(m, r, since=last_seq)
-            frame: dict[str, Any] = {"t": "events", "seq": cur, "events": events,
+            frame: dict[str, Any] = {"t": "events", "seq": cur, "events": g.stream(r, last_seq),
                                      "turn": self._turn(r), "resync": True}
             if conn.views:
-                frame["view"] = view(m, r)
+                frame["view"] = g.view(r)
             conn.send(dumps(frame))
             return
-        full = stream(m, r)
-        first = 0
-        for k in range(len(full) - 1, -1, -1):
-            if full[k].get("type") == "deal" and full[k].get("deal_no", 1) == 1:
-                first = k
-                break
-        conn.send(dumps({"t": "snapshot", "seq": cur, "view": view(m, r),
-                         "events": full[first:], "turn": self._turn(r)}))
+        conn.send(dumps({"t": "snapshot", "seq": cur, "view": g.view(r),
+                         "events": g.snapshot_events(r), "turn": self._turn(r)}))
 
     def _attached(self, conn: Conn) -> None:
-        self.last_turn[ridx(conn.seat)] = self._turn(conn.seat)
+        self.last_turn[self.game.group(conn.seat)] = self._turn(conn.seat)
 
     # ------------------------------------------------------------------ lobby
+    def _seat_names(self) -> list[str]:
+        return [(s.name or "?") if s.user_id is not None else f"bot:{s.bot}" if s.bot
+                else "empty" for s in self.seats]
+
     async def start(self, who: Principal | None) -> None:
         async with self.lock:
             self._check_start(who)
-            match = Match(self.rules, auto_deal=False)
-            names = [s.name if s.user_id is not None else f"bot:{s.bot}" for s in self.seats]
-            header = records.header(match, seats=[n or "?" for n in names],
-                                    extra={"table": self.id})
+            header = self.game.begin(self._seat_names(), self.id)
             await self.hall.store.run(mark_started, self.id, header)
             self.header = header
-            self.match = match
             self._count_seqs()
             self._mark_started()
-            log.info("table_started", table=self.id, rules=self.rules.name)
+            log.info("table_started", table=self.id, rules=self.game.rules.name)
             self._publish_table()
             self.hall.count_tables()
             self._schedule()
+            if self.game.state is not None and self.game.state.to_act != CHANCE:
+                self._publish(self.game.n_events)  # a person to act first: say so now
 
     def record(self) -> str:
-        """The record of the finished hands (seeds revealed); the hand in play is left out."""
-        m = self.match
-        if m is None or self.header is None:
+        """The table's record (JSON Lines); see :meth:`TableGame.record`."""
+        if self.game.state is None or self.header is None:
             raise TableError(404, "no_record", "the table has not started")
-        return records.dumps(self.header, records.finished_events(m))
+        return self.game.record(self.header, self._seat_names(), self.id)
 
 
 # ---------------------------------------------------------------------------- hall
 
 
-class Hall(BaseHall[Table]):
-    """Every live card table of this server process."""
-
-    def _which(self) -> ColumnElement[bool]:
-        return db.TableRow.preset.not_like("quoridor%")  # board_tables has those
+class TableHall(BaseHall[Table]):
+    """Every live table of one kind (the card hall, the 步步为营 hall): one table class."""
 
     def _new_table(self, row: db.TableRow, seats: list[SeatState]) -> Table:
         return Table(self, row, seats)
 
     def _rebuild(self, table: Table, item: Loaded, check: bool) -> None:
-        if item.row.header is None:
-            return
-        table._replay(item.actions)
-        assert table.match is not None
-        if check:
-            check_replay(table.match.events, item)
+        table.rebuild(item, check)
+
+    def _clock(self, clock: int | None) -> int:
+        """A new table's turn clock (seconds per decision, 0 off; the server's default)."""
+        clock = self.settings.default_clock if clock is None else clock
+        if clock > self.settings.max_clock:
+            raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
+        return clock
+
+
+class Hall(TableHall):
+    """Every live card table of this server process."""
+
+    def _which(self) -> ColumnElement[bool]:
+        return db.TableRow.preset.not_like("quoridor%")  # the board hall has those
 
     def count_tables(self) -> None:
         counts: dict[str, int] = {"open": 0, "playing": 0, "finished": 0}
@@ -593,9 +563,7 @@ class Hall(BaseHall[Table]):
             rules = preset(body.preset, **body.options)
         except (GunziError, TypeError) as exc:
             raise TableError(400, "bad_rules", str(exc)[:500]) from None
-        clock = self.settings.default_clock if body.clock is None else body.clock
-        if clock > self.settings.max_clock:
-            raise TableError(400, "bad_clock", f"the clock is 0..{self.settings.max_clock} s")
+        clock = self._clock(body.clock)
         name = getattr(body, "name", None) or ""  # unnamed: the page says whose table it is
         return await self._open(
             who, name=name, public=public, quick=quick, preset=body.preset,

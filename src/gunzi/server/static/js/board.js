@@ -46,7 +46,7 @@ function el(name, attrs, parent) {
 }
 
 const playing = () => st.info && st.info.status === "playing";
-const myTurn = () => playing() && st.view && !st.view.is_over && st.seat != null && st.view.to_move === st.seat;
+const myTurn = () => playing() && st.view && !st.view.is_over && st.seat != null && st.view.to_act === st.seat;
 const legal = () => new Set(myTurn() ? st.view.legal : []);
 
 function wallRect(w, n) {
@@ -114,7 +114,7 @@ function draw() {
     const q = parseSquare(p.square);
     const g = el("g", { class: "bb-pawn", "data-seat": p.seat, "data-square": p.square }, svg);
     el("circle", { cx: M + q.c * P + S / 2, cy: M + (n - 1 - q.r) * P + S / 2, r: S * 0.36, fill: COLORS[p.seat],
-      stroke: v.to_move === p.seat && !v.is_over ? "#fff" : "none", "stroke-width": 3 }, g);
+      stroke: v.to_act === p.seat && !v.is_over ? "#fff" : "none", "stroke-width": 3 }, g);
     el("text", { x: M + q.c * P + S / 2, y: M + (n - 1 - q.r) * P + S / 2 + 5, class: "bb-pawn-no" }, g)
       .textContent = String(p.seat + 1);
   }
@@ -189,7 +189,7 @@ function render() {
   if (!v) return;
   $("turn-no").textContent = t("bb_turn_no", { n: v.turn });
   for (const p of v.pawns) {
-    seats.append(h("li" + (v.to_move === p.seat && !v.is_over ? ".bb-to-move" : ""), { dataset: { seat: p.seat } },
+    seats.append(h("li" + (v.to_act === p.seat && !v.is_over ? ".bb-to-move" : ""), { dataset: { seat: p.seat } },
       h("span.bb-dot", { style: `background:${COLORS[p.seat]}` }, String(p.seat + 1)), " ",
       h("b", seatName(p.seat)), " ", seatTitle(p.seat), " ",
       h("span.note", `${t(SIDES[p.side])} · ${t("bb_walls_left", { n: p.walls_left })} · ${t("bb_steps", { n: p.distance })}`)));
@@ -198,7 +198,7 @@ function render() {
   if (st.info && st.info.status === "open") status = t("waiting_start");
   else if (v.is_over) status = v.winner == null ? t("bb_draw") : t("bb_won", { name: seatName(v.winner) });
   else if (myTurn()) status = t("bb_your_turn");
-  else status = t("bb_turn_of", { name: seatName(v.to_move) });
+  else status = t("bb_turn_of", { name: seatName(v.to_act) });
   $("bb-status").textContent = status;
   $("bb-mode").textContent = t(st.mode === "wall" ? "bb_mode_wall" : "bb_mode_move");
   $("bb-mode").hidden = $("bb-rotate").hidden = st.seat == null || v.is_over || !playing();

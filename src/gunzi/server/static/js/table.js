@@ -74,7 +74,7 @@ function trumpCtx() {
 
 function myTurn() {
   const v = S.view;
-  return !!(v && S.seat != null && playing() && v.to_act === S.seat && !v.over);
+  return !!(v && S.seat != null && playing() && v.to_act === S.seat && !v.is_over);
 }
 
 function seatName(seat) {
@@ -566,38 +566,13 @@ async function startTable() {
 
 // ------------------------------------------------------------------ decisions
 
-/** Declarations this seat may make now (client-side mirror of Match.declarations). */
-function declareOptions() {
-  const v = S.view;
-  if (!v || !v.hand) return [];
-  const cnt = countOf(v.hand);
-  if (v.first_hand && isGunzi()) {
-    return !v.declaration && cnt.get("BJ") ? [{ cards: ["BJ"] }] : [];
-  }
-  const strength = (cards) => (cards[0] === "BJ" ? 5 : cards[0] === "LJ" ? 4 : cards.length);
-  const need = v.declaration ? strength(v.declaration.cards) + 1 : 1;
-  const out = [];
-  for (const s of SUITS) {
-    const card = v.level + s;
-    for (let k = need; k <= Math.min(cnt.get(card) || 0, 3); k++) out.push({ cards: Array(k).fill(card) });
-  }
-  if (rulesOpt().joker_declarations) {
-    for (const [joker, st] of [["LJ", 4], ["BJ", 5]]) {
-      if (st >= need && (cnt.get(joker) || 0) >= 3) for (const s of SUITS) out.push({ cards: [joker, joker, joker], suit: s });
-    }
-  }
-  return out;
-}
+/** The seat's decision as its view describes it (engine/view.py ``decision``): the kind,
+ *  how many cards it takes (tribute, return, bury) and the declarations it may make. */
+const decision = () => (S.view && S.view.decision) || { kind: null, count: null, options: null };
 
 function selectedCards() {
   const hand = (S.view && S.view.hand) || [];
   return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]);
-}
-
-function buryCount() {
-  const v = S.view;
-  const other = v.hand_sizes[(S.seat + 1) % 4];
-  return Math.max(0, v.hand.length - other);
 }
 
 function leadCount() {
@@ -610,7 +585,7 @@ function decisionButtons() {
   const v = S.view;
   const out = [];
   const declareButtons = (queue) => {
-    for (const o of declareOptions()) {
+    for (const o of decision().options || []) {
       const action = { type: "declare", cards: o.cards, ...(o.suit ? { suit: o.suit } : {}) };
       const key = "declare:" + o.cards.join("") + ":" + (o.suit || "");
       const queued = !!(S.pendingDeclare && S.pendingDeclare.key === key);
@@ -629,13 +604,13 @@ function decisionButtons() {
       out.push({ key: "pass", label: t("no_declare"), action: { type: "pass" } });
       break;
     case "tribute":
-      out.push({ key: "submit", label: t("give_tribute", { k: sel.length, n: v.tribute.n }), action: { type: "tribute", cards: sel }, primary: true, disabled: sel.length !== v.tribute.n });
+      out.push({ key: "submit", label: t("give_tribute", { k: sel.length, n: decision().count }), action: { type: "tribute", cards: sel }, primary: true, disabled: sel.length !== decision().count });
       break;
     case "return":
-      out.push({ key: "submit", label: t("return_tribute", { k: sel.length, n: v.tribute.n }), action: { type: "return", cards: sel }, primary: true, disabled: sel.length !== v.tribute.n });
+      out.push({ key: "submit", label: t("return_tribute", { k: sel.length, n: decision().count }), action: { type: "return", cards: sel }, primary: true, disabled: sel.length !== decision().count });
       break;
     case "bury": {
-      const n = buryCount();
+      const n = decision().count;
       out.push({ key: "submit", label: t("bury_btn", { k: sel.length, n }), action: { type: "bury", cards: sel }, primary: true, disabled: sel.length !== n });
       break;
     }
@@ -687,14 +662,14 @@ function statusText() {
   if (info.status === "finished") return t("table_finished");
   if (info.status === "abandoned") return t("table_abandoned");
   if (!v) return t("loading");
-  if (v.over) return t("match_over");
+  if (v.is_over) return t("match_over");
   if (v.phase === "deal") return t("next_hand_soon");
   if (myTurn()) {
     switch (v.phase) {
       case "draw": return v.first_hand && isGunzi() ? t("ask_grab") : t("ask_declare");
       case "tribute": return t("ask_tribute", { n: v.tribute.n, to: seatLabel(v.tribute.to) });
       case "return": return t("ask_return", { n: v.tribute.n, to: seatLabel(v.tribute.from) });
-      case "bury": return t("ask_bury", { n: buryCount() });
+      case "bury": return t("ask_bury", { n: decision().count });
       case "bury_jokers": return v.pickup_pending ? t("ask_pickup", { n: v.pickup_pending.length }) : t("ask_bury_jokers");
       case "play": return leadCount() ? t("ask_follow", { n: leadCount() }) : t(leadPrompt());
       default: return t("your_turn");
