@@ -35,7 +35,7 @@ class BoardCreate(_Body):
     name: str | None = Field(default=None, max_length=64)
     public: bool = True
     seat: int | None = Field(default=None, ge=0, le=3)
-    clock: int | None = Field(default=None, ge=0)  # seconds per decision; 0 = off
+    clock: int | None = Field(default=None, ge=0)  # seconds per move; 0 or left out = off
 
 
 class BoardQuick(_Body):

@@ -61,7 +61,8 @@ class BoardHall(TableHall):
         return await self._open(who, name=name or "", public=public,
                                 quick=quick, preset=preset_name,
                                 rules={"name": rules.name, **rules.options()},
-                                seats=rules.players, clock=self._clock(clock))
+                                seats=rules.players,
+                                clock=self._clock(0 if clock is None else clock))
 
     async def quickplay(self, who: Principal, preset_name: str, bot: str,
                         options: dict[str, Any] | None = None,
