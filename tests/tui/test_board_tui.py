@@ -209,7 +209,7 @@ def test_board_bots_think_off_the_ui_thread(tmp_path: Path) -> None:
                 if app.game.turns == 2:
                     break
                 await asyncio.sleep(0.02)
-            assert app.game.turns == 2 and app.game.to_move == 0
+            assert app.game.turns == 2 and app.game.to_act == 0
             await pilot.press("q")
 
     run(body)

@@ -67,7 +67,7 @@ def test_finished_match_is_not_to_be_continued(cli: tuple[typer.Typer, dict[str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     app, _ = cli
     record = tmp_path / "done.jsonl"
-    monkeypatch.setattr(Session, "over", property(lambda self: True))
+    monkeypatch.setattr(Session, "is_over", property(lambda self: True))
     result = CliRunner().invoke(app, ["play", "--record", str(record), "--bots", "random"])
     assert result.exit_code == 0, result.output
     assert "--resume" not in result.output

@@ -57,7 +57,7 @@ def _errors(rules: str, seed: int, hands: int = 1, first: str | None = None,
                       first_seat=0 if first is not None and m.dealer is None else None)
     rng = random.Random(seed)
     seen: set[str] = set()
-    while len(m.results) < hands and not session.over:
+    while len(m.results) < hands and not session.is_over:
         session.run_bots()
         if session.summary is not None:
             session.acknowledge()

@@ -231,7 +231,7 @@ def _continue(session: Session, decisions: int) -> None:
     """Make the human's decisions with the hint, bots in between (no UI)."""
     for _ in range(decisions):
         session.run_bots()
-        if session.summary is not None or session.over:
+        if session.summary is not None or session.is_over:
             return
         action = session.hint()
         assert action is not None
@@ -425,9 +425,9 @@ def test_match_end(tmp_path: Path) -> None:
     """The last hand's summary says the match is over; q saves the whole match."""
     session = Session(preset("gunzi"), bots=["random"] * 3, seed=1,
                       record_path=tmp_path / "whole.jsonl")
-    while not session.over:
+    while not session.is_over:
         _continue(session, 1000)
-        if session.summary is not None and not session.over:
+        if session.summary is not None and not session.is_over:
             session.acknowledge()
     app = GunziApp(session, lang="en", delay=0)
 
@@ -558,7 +558,7 @@ def test_full_match_by_keys_ends_and_is_saved(tmp_path: Path) -> None:
             while True:
                 await hint_until(pilot, app, lambda: summary_open(app))
                 summaries += 1
-                if session.over:
+                if session.is_over:
                     break
                 assert "Enter to continue" in app.texts["summary"]
                 await pilot.press("enter")
@@ -822,7 +822,7 @@ def test_duplicate_summary_withholds_the_first_plays_kitty(tmp_path: Path) -> No
     session.acknowledge()
     _continue(session, 1000)
     second = session.summary
-    assert session.over and second is not None and second["play"] == 2
+    assert session.is_over and second is not None and second["play"] == 2
     assert "kitty" in second
     assert session.view()["last_result"]["kitty"] == session.match.results[1]["kitty"]
     assert session.match.results[0]["hand"] == 1

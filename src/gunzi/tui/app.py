@@ -250,7 +250,7 @@ class GunziApp(SessionApp[Session]):
         label = variant.ruleset_label(s.rules)
         if label is not None:
             game += f" ({label})"
-        if s.over:
+        if s.is_over:
             self._draw_final(game)
             return
         levels = s.match.levels
@@ -464,7 +464,7 @@ class GunziApp(SessionApp[Session]):
         lang = self.lang
         s = self.session
         m = s.match
-        if s.over:
+        if s.is_over:
             result = match_result(s, lang)
             return t(lang, "prompt.over", result=f": {result}" if result else "")
         if s.summary is not None:
@@ -613,7 +613,7 @@ class GunziApp(SessionApp[Session]):
         if self.turn is not None:
             return True
         m = s.match
-        if s.over or s.summary is not None or m.to_act is None:
+        if s.is_over or s.summary is not None or m.to_act is None:
             self.set_status(t(self.lang, "status.no_decision"), error=True, decision=True)
         else:
             who = m.to_act if m.phase is not Phase.DRAW else None

@@ -184,4 +184,4 @@ def register(app: typer.Typer) -> None:
             print_record_hint(app.record, app.game.is_over)
             return
         saved = run_app(session, lang=lang, delay=delay)
-        print_record_hint(saved or session.record_path, session.over)
+        print_record_hint(saved or session.record_path, session.is_over)

@@ -109,7 +109,7 @@ class GameSession(ABC, Generic[G]):
 
     # ------------------------------------------------------------ state
     @property
-    def over(self) -> bool:
+    def is_over(self) -> bool:
         return self.game.is_over
 
     @property

@@ -111,7 +111,7 @@ def summary_lines(result: dict[str, Any], session: Session, lang: str) -> list[T
                           s=seat_values(lang, result["failed_throws"], signed=False))))
     if "game_points" in result:
         out.append(Text(t(lang, "summary.game_points", s=seat_values(lang, result["game_points"]))))
-    if session.over:
+    if session.is_over:
         out.append(Text(t(lang, "summary.over") + " · " + match_result(session, lang),
                         style="bold red"))
         if session.record_path is not None and session.record_path.exists():
