@@ -252,11 +252,25 @@ def test_socket_guards_and_away_player_is_played_by_the_bot(tmp_path: Path) -> N
             assert me.recv("error")["code"] == "hello_first"
             ws.send_json({"t": "hello"})
             me.recv("snapshot")
-            ws.send_json({"t": "hint"})
-            assert me.recv("error")["code"] == "unsupported"
+            # hints, chat and 托管 are the one table's, as at a card table
+            assert me.game.to_act == 0
+            ws.send_json({"t": "hint", "id": "h1"})
+            hint = me.recv("hint")
+            assert hint["id"] == "h1" and hint["action"]["type"] in ("move", "wall")
+            assert me.act("a1", hint["action"])["ok"] is True  # a hint is a playable action
+            ws.send_json({"t": "chat", "text": "你好"})
+            said = me.recv("chat")
+            assert (said["text"], said["seat"]) == ("你好", 0)
+            ws.send_json({"t": "auto", "on": True})
+            while not (f := me.recv("table"))["table"]["seats"][0]["auto"]:
+                pass
+            ws.send_json({"t": "auto", "on": False})
+            while (f := me.recv("table"))["table"]["seats"][0]["auto"]:
+                pass
         # nobody is connected for seat 0: after away_after the bot (托管) plays it
+        left_at = c.get(f"/api/board/tables/{t['id']}").json()["turn"]
         deadline = time.monotonic() + 20
-        while c.get(f"/api/board/tables/{t['id']}").json()["turn"] < 4:
+        while c.get(f"/api/board/tables/{t['id']}").json()["turn"] < left_at + 2:
             assert time.monotonic() < deadline, "the away seat was not played"
             time.sleep(0.1)
         info = c.get(f"/api/board/tables/{t['id']}").json()

@@ -17,10 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from gunzi.quoridor.rules import OPTIONS, PRESETS, preset
 from gunzi.server.auth import CurrentUser
 from gunzi.server.board_tables import BOARD_BOTS, BoardHall
-from gunzi.server.protocol import dumps
 from gunzi.server.table_routes import add_table_routes, fail, hall_getter
-from gunzi.server.tables import Table, TableError
-from gunzi.server.ws import Client, serve_socket
+from gunzi.server.tables import TableError
+from gunzi.server.ws import seat_message, serve_socket
 
 router = APIRouter(prefix="/api/board")
 
@@ -94,14 +93,10 @@ add_table_routes(router, board_hall, record_name="quoridor",
 
 
 async def board_socket(websocket: WebSocket, table_id: str) -> None:
-    """``/ws/board/{id}``: a 步步为营 table by id or room code."""
+    """``/ws/board/{id}``: a 步步为营 table by id or room code (hints, chat and 托管 as at a
+    card table: one table class answers them)."""
     hall: BoardHall = websocket.app.state.board_hall
-    await serve_socket(websocket, table_id, hall, _unsupported)
-
-
-async def _unsupported(client: Client, table: Table, parsed: Any) -> None:
-    client.send(dumps({"t": "error", "code": "unsupported",
-                       "message": f"{parsed.t!r} is not available at 步步为营 tables"}))
+    await serve_socket(websocket, table_id, hall, seat_message)
 
 
 __all__ = ["board_socket", "router"]

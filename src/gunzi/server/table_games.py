@@ -34,7 +34,7 @@ from gunzi.ladder.points import QUORIDOR, closed_points, game_of, quoridor_point
 from gunzi.ladder.result import PARTNERS, solo
 from gunzi.quoridor import bots as board_bots
 from gunzi.quoridor import records as board_records
-from gunzi.quoridor.game import Action, QuoridorGame
+from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
 from gunzi.quoridor.rules import from_options as board_rules
 from gunzi.server import refusals
@@ -176,6 +176,10 @@ class TableGame:
         """The bot's choice for ``seat``, or a random legal action if the bot fails."""
         raise NotImplementedError
 
+    def wire(self, action: Any) -> dict[str, Any]:
+        """``action`` as a client sends it in an ``act`` frame (a hint's answer)."""
+        raise NotImplementedError
+
     def new_hand(self, bot: Any) -> None:
         """Tell a bot a hand ended."""
 
@@ -304,6 +308,10 @@ class CardGame(TableGame):
         # Answer a declaring ask at once: a pause would tell the table a seat was asked.
         return 0.0 if self.quiet() else settings.bot_delay
 
+    def wire(self, action: A.Action) -> dict[str, Any]:
+        out: dict[str, Any] = action.to_dict()
+        return out
+
     def suggest(self, bot: Bot, seat: int, rng: Any) -> A.Action:
         m = self._m()
         try:
@@ -421,6 +429,13 @@ class BoardGame(TableGame):
 
     def bot_delay(self, settings: Settings) -> float:
         return min(settings.bot_delay, 0.4)
+
+    def wire(self, action: Action) -> dict[str, Any]:
+        if isinstance(action, Move):
+            return {"type": "move", "to": action.text()}
+        if isinstance(action, Wall):
+            return {"type": "wall", "wall": action.text()}
+        return {"type": "pass"}
 
     def suggest(self, bot: board_bots.Bot, seat: int, rng: Any) -> Action:
         game = self.game.clone()  # the bot may think in a thread while frames are read

@@ -412,9 +412,7 @@ class Table(SeatedTable):
             if state is None or self.status != "playing" or seat is None \
                     or state.to_act != seat:
                 raise TableError(409, "no_decision", "you have no decision to make now")
-            action = self._suggest(seat)
-            out: dict[str, Any] = action.to_dict()
-            return out
+            return self.game.wire(self._suggest(seat))
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         async with self.lock:

@@ -155,7 +155,7 @@ def client_ip(websocket: WebSocket) -> str:
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """``/ws/tables/{id}``: a card table by id or room code."""
     hall: Hall = websocket.app.state.hall
-    await serve_socket(websocket, table_id, hall, _card_message)
+    await serve_socket(websocket, table_id, hall, seat_message)
 
 
 async def find_table(hall: BaseHall[T], table_id: str) -> T | None:
@@ -304,8 +304,8 @@ async def _serve(websocket: WebSocket, client: Client, table: T, settings: Setti
             await more(client, table, parsed)
 
 
-async def _card_message(client: Client, table: Table, parsed: Any) -> None:
-    """Hints, chat and 托管 at a card table."""
+async def seat_message(client: Client, table: Table, parsed: Any) -> None:
+    """Hints, chat and 托管: the same at every table, whatever its game."""
     if isinstance(parsed, HintRequest):
         try:
             action = await table.hint(client.seat)
