@@ -262,10 +262,10 @@ def test_socket_guards_and_away_player_is_played_by_the_bot(tmp_path: Path) -> N
             said = me.recv("chat")
             assert (said["text"], said["seat"]) == ("你好", 0)
             ws.send_json({"t": "auto", "on": True})
-            while not (f := me.recv("table"))["table"]["seats"][0]["auto"]:
+            while not me.recv("table")["table"]["seats"][0]["auto"]:
                 pass
             ws.send_json({"t": "auto", "on": False})
-            while (f := me.recv("table"))["table"]["seats"][0]["auto"]:
+            while me.recv("table")["table"]["seats"][0]["auto"]:
                 pass
         # nobody is connected for seat 0: after away_after the bot (托管) plays it
         left_at = c.get(f"/api/board/tables/{t['id']}").json()["turn"]
