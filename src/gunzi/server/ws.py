@@ -230,15 +230,20 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
         log.error("ws_failed", table=table.id, **where(exc))
         client.close(1011, "server error")
     finally:
-        # Shielded: a handler cancelled while the table's lock is busy (a server shutting
-        # down, a test client leaving mid-move) must still leave its seat, or the seat would
-        # stay "connected" and never count as away.
-        await asyncio.shield(table.detach(client))
-        client.close(1000, "bye")
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer, timeout=2.0)
+        # The counts first, with no await before them; then the rest shielded: a handler
+        # cancelled while the table's lock is busy (a server shutting down, a test client
+        # leaving mid-move) must still leave its seat, or the seat would stay "connected"
+        # and never count as away.
         metrics.sockets.dec()
         limits.close_socket(user_id, ip)
+        await asyncio.shield(_leave(table, client, writer))
+
+
+async def _leave(table: SeatedTable, client: Client, writer: asyncio.Task[None]) -> None:
+    await table.detach(client)
+    client.close(1000, "bye")
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(writer, timeout=2.0)
 
 
 def watch_of(websocket: WebSocket) -> bool:
