@@ -20,7 +20,7 @@ each step it plays the candidate token of highest value. The package ships weigh
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.order import order_for
+from gunzi.engine.rules import Ruleset
 from gunzi.engine.variant import variant_of
 
 WEIGHTS = Path(__file__).parent / "weights" / "learned-gunzi.npz"
@@ -91,6 +92,13 @@ class Policy:
         state = obs @ self._ws + self._bs
         return self._body(state[None, :] + self._emb[np.asarray(tokens, dtype=np.intp)])
 
+    def shared(self, obs: np.ndarray, owner: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+        """Values of candidates that share observations: ``obs`` (P, OBS_SIZE) once each,
+        candidate ``i`` is token ``tokens[i]`` of observation ``owner[i]`` → (B,). One call
+        scores the steps of many decisions (:meth:`LearnedBot.decide_many`)."""
+        state = obs @ self._ws + self._bs
+        return self._body(state[owner] + self._emb[tokens])
+
 
 _POLICIES: dict[str, Policy] = {}
 
@@ -103,6 +111,13 @@ def policy(path: Path | str = WEIGHTS) -> Policy:
     return _POLICIES[key]
 
 
+# What a decision's builder asks for: the candidate tokens of the next step and the
+# tokens built so far; it is sent the token chosen and returns the finished action.
+Ask = tuple[Sequence[int], Sequence[int]]
+Builder = Generator[Ask, int, Action]
+Pick = Generator[Ask, int, int]
+
+
 class LearnedBot(Bot):
     """Greedy on the exported value net, token by token; see the module docstring."""
 
@@ -112,46 +127,116 @@ class LearnedBot(Bot):
         self.policy = policy(weights)
         self.fallbacks = 0  # decisions where the built action was not legal (should be 0)
 
+    @property
+    def trained_on(self) -> str:
+        """The preset the weights were trained on (``gunzi``: 打滚子)."""
+        return str(self.policy.meta.get("preset", "?"))
+
+    def covers(self, rules: Ruleset) -> bool:
+        """Were the weights trained on this game? Elsewhere the bot still plays legally
+        (the observation and the tokens are the same for every card game), but its values
+        were never fitted there: tables and the terminal say so."""
+        return rules.name == self.trained_on
+
     def choose(self, decision: Decision, rng: random.Random) -> Action:
-        action = self.decide(decision)
+        return self._checked(decision, self.decide(decision), rng)
+
+    def choose_many(self, decisions: Sequence[Decision], rng: random.Random) -> list[Action]:
+        """:meth:`choose` for many decisions (seats, tables) at once: the same actions, with
+        each step's candidates of all of them scored in one matrix product."""
+        return [self._checked(d, a, rng)
+                for d, a in zip(decisions, self.decide_many(decisions), strict=True)]
+
+    def _checked(self, decision: Decision, action: Action, rng: random.Random) -> Action:
         if decision.actions is None and decision.check(action) is not None:
             self.fallbacks += 1  # a built action the engine refuses: play a legal one
             return decision.sample(rng)
         return action
 
-    def _best(self, d: Decision, candidates: Sequence[int], built: Sequence[int]) -> int:
-        if len(candidates) == 1:
-            return candidates[0]
-        taking = T.TAKE in built
-        obs = card_obs.encode(d.view, d.rules, [t for t in built if t < T.GROUP0], taking)
-        return candidates[int(np.argmax(self.policy.values(obs, candidates)))]
+    def _obs(self, d: Decision, built: Sequence[int]) -> np.ndarray:
+        return card_obs.encode(d.view, d.rules, [t for t in built if t < T.GROUP0],
+                               T.TAKE in built)
 
     def decide(self, d: Decision) -> Action:
         """The action for ``d``, built token by token (not yet checked)."""
+        steps = self._build(d)
+        try:
+            ask = next(steps)
+            while True:
+                candidates, built = ask
+                values = self.policy.values(self._obs(d, built), candidates)
+                ask = steps.send(candidates[int(np.argmax(values))])
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    def decide_many(self, decisions: Sequence[Decision]) -> list[Action]:
+        """:meth:`decide` for each decision; the builders advance in lockstep and each round
+        scores every pending step in one :meth:`Policy.shared` call."""
+        out: list[Action | None] = [None] * len(decisions)
+        builders = [self._build(d) for d in decisions]
+        pending: dict[int, Ask] = {}
+        for i, steps in enumerate(builders):
+            self._advance(i, steps, None, pending, out)
+        while pending:
+            order = list(pending)
+            obs = np.stack([self._obs(decisions[i], pending[i][1]) for i in order])
+            owner = np.concatenate([np.full(len(pending[i][0]), k, dtype=np.intp)
+                                    for k, i in enumerate(order)])
+            tokens = np.concatenate([np.asarray(pending[i][0], dtype=np.intp) for i in order])
+            values = self.policy.shared(obs, owner, tokens)
+            at = 0
+            for i in order:
+                candidates = pending.pop(i)[0]
+                best = candidates[int(np.argmax(values[at:at + len(candidates)]))]
+                at += len(candidates)
+                self._advance(i, builders[i], best, pending, out)
+        return [a for a in out if a is not None]
+
+    @staticmethod
+    def _advance(i: int, steps: Builder, token: int | None, pending: dict[int, Ask],
+                 out: list[Action | None]) -> None:
+        try:
+            pending[i] = next(steps) if token is None else steps.send(token)
+        except StopIteration as done:
+            out[i] = done.value
+
+    def action_values(self, d: Decision, actions: Sequence[Action]) -> np.ndarray:
+        """Q of each listed action of ``d``: the value of its last token after the ones
+        before it, all in one call (the search bot's prior ranks its candidates by it)."""
+        grouped = variant_of(d.rules).same_card_leads
+        seqs = [T.tokens(a, grouped) for a in actions]
+        prefixes: dict[tuple[int, ...], int] = {}
+        owner = np.array([prefixes.setdefault(s[:-1], len(prefixes)) for s in seqs],
+                         dtype=np.intp)
+        obs = np.stack([self._obs(d, p) for p in prefixes])
+        return self.policy.shared(obs, owner, np.array([s[-1] for s in seqs], dtype=np.intp))
+
+    def _build(self, d: Decision) -> Builder:
+        """Build ``d``'s action; yields only the steps with more than one candidate."""
         actions = d.actions if d.actions is not None else (
             d.listing() if d.listing is not None else None)
         if actions is not None:
-            return self._from_list(d, actions)
+            return (yield from self._from_list(d, actions))
         if d.options is not None:  # bury, return: d.count cards of the seat's own
             chosen: list[int] = []
             while len(chosen) < d.count:
-                chosen.append(self._best(d, d.options(chosen), chosen))
+                chosen.append((yield from _pick(d.options(chosen), chosen)))
             return (A.bury if d.kind is Kind.BURY else A.return_)(d.seat, chosen)
         if d.kind is Kind.PLAY:
-            return self._lead(d)
+            return (yield from self._lead(d))
         raise ValueError(f"the learned bot has no answer for a {d.kind.value} decision")
 
-    def _from_list(self, d: Decision, actions: Sequence[Action]) -> Action:
+    def _from_list(self, d: Decision, actions: Sequence[Action]) -> Builder:
         grouped = variant_of(d.rules).same_card_leads
         table = {T.tokens(a, grouped): a for a in actions}
         built: list[int] = []
         while True:
-            built.append(self._best(d, T.next_of(table, tuple(built)), built))
+            built.append((yield from _pick(T.next_of(table, tuple(built)), built)))
             done = table.get(tuple(built))
             if done is not None:
                 return done
 
-    def _lead(self, d: Decision) -> Action:
+    def _lead(self, d: Decision) -> Builder:
         """A classic lead: held cards of one class, picked in id order, then DONE."""
         view = d.view
         trump = view["trump"]
@@ -159,7 +244,15 @@ class LearnedBot(Bot):
                         C.SUITS.index(trump), d.rules.permanent_twos).cls
         built: list[int] = []
         while True:
-            token = self._best(d, T.lead_tokens(d.hand, cls, tuple(built)), built)
+            token = yield from _pick(T.lead_tokens(d.hand, cls, tuple(built)), built)
             if token == T.DONE:
                 return A.play(d.seat, built)
             built.append(token)
+
+
+def _pick(candidates: Sequence[int], built: Sequence[int]) -> Pick:
+    """The chosen token: the only candidate, or what the driver sends for the step."""
+    if len(candidates) == 1:
+        return candidates[0]
+    token: int = yield (candidates, list(built))
+    return token

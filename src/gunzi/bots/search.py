@@ -107,6 +107,8 @@ class SearchBot(Bot):
         backend_name: str = "auto",
         use_rule_bot: bool = True,
         classic: bool = True,
+        prior: str | None = None,
+        top: int | None = None,
     ) -> None:
         """``rollouts``: rollouts per decision (all candidates together); ``time_limit``:
         seconds per decision (None: no limit); ``policy``: who plays the rollouts,
@@ -119,7 +121,10 @@ class SearchBot(Bot):
         is played only if its mean advantage over the same deals exceeds ``confidence``
         standard errors; candidates that cannot catch up are dropped after ``min_deals``
         deals. ``backend_name`` picks the kernel's backend (``auto``: numba if installed
-        and the kernel plays the rollouts, else plain Python; resolved on first use)."""
+        and the kernel plays the rollouts, else plain Python; resolved on first use).
+        ``prior="learned"``: the learned bot's Q values choose a 打滚子 play's candidates
+        (:meth:`prior_candidates`): the rule bot's play and the ``top`` best-valued plays
+        (default ``max_candidates - 1``)."""
         if rollouts < 1:
             raise ValueError("rollouts must be at least 1")
         if policy not in ("auto", "rule", "kernel"):
@@ -150,6 +155,8 @@ class SearchBot(Bot):
         if search_cards is None:
             search_cards = 12 if policy == "rule" else 99
         self.search_cards = search_cards
+        self.prior = _prior(prior, top)
+        self.top = self.max_candidates - 1 if top is None else top
         self.memory: list[tuple[int, tuple[Card, ...], int]] = []
         self.stats: dict[str, Any] = {}  # figures of the last searched decision
         self.errors = 0  # searches that failed (the default play was made instead)
@@ -409,6 +416,8 @@ class SearchBot(Bot):
         """The plays worth searching (all of them when there are few), the rule bot's
         play first when there is a rule bot."""
         assert decision.actions is not None
+        if self.prior is not None:
+            return self.prior_candidates(decision, rng)
         actions = list(decision.actions)
         legal = {a.cards: a for a in actions}
         ordered: list[tuple[Card, ...]] = []
@@ -436,6 +445,43 @@ class SearchBot(Bot):
                 if len(out) >= self.max_candidates:
                     break
         return out or actions[:1]
+
+    def prior_candidates(self, decision: Decision, rng: random.Random) -> list[Action]:
+        """With a prior: the rule bot's play (the default the race keeps unless beaten),
+        then the ``top`` legal plays of highest Q, best first (ties: listed order). The
+        net is deterministic, so a rollout budget still gives reproducible decisions."""
+        assert decision.actions is not None and self.prior is not None
+        actions = list(decision.actions)
+        values = self.prior.action_values(decision, actions)
+        ranked = sorted(range(len(actions)), key=lambda i: (-float(values[i]), i))
+        out: list[Action] = []
+        if self.rule is not None:
+            with contextlib.suppress(Exception):  # the rule bot's choice is only a hint
+                default = self.rule.choose(decision, rng)
+                if default in actions:
+                    out.append(default)
+        limit = self.top + len(out)
+        for i in ranked:
+            if len(out) >= limit:
+                break
+            if actions[i] not in out:
+                out.append(actions[i])
+        return out
+
+
+def _prior(name: str | None, top: int | None) -> Any:
+    """The bot whose values order the candidates (``learned``), or None."""
+    if name is None:
+        if top is not None:
+            raise ValueError("top needs a prior, e.g. search:prior=learned:top=3")
+        return None
+    if name != "learned":
+        raise ValueError(f"prior must be 'learned', not {name!r}")
+    if top is not None and top < 1:
+        raise ValueError("top must be at least 1")
+    from gunzi.bots.learned import LearnedBot  # numpy only when a prior is asked for
+
+    return LearnedBot()
 
 
 def classic_candidates(default: Action, legal: Sequence[Action], order: Any, k: int

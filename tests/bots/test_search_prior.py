@@ -1,0 +1,80 @@
+"""The search bot with the learned net as its prior: the candidates are the rule bot's
+play and the plays of highest Q, and a rollout budget gives reproducible decisions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gunzi.arena.runner import parse_bot
+from gunzi.bots.base import Bot, Decision, RandomBot, observe, play
+from gunzi.bots.learned import LearnedBot
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
+from gunzi.engine.match import Match, Phase
+from gunzi.engine.rules import preset
+
+FAST = {"backend_name": "python", "time_limit": None, "search_cards": 99}
+
+
+def _decisions(seed: int, count: int) -> list[Decision]:
+    """Play decisions with at least five legal plays, reached by random players."""
+    rng = random.Random(seed)
+    m = Match(preset("gunzi"), random.Random(seed))
+    out = []
+    while len(out) < count and not m.results:
+        seat = m.to_act
+        assert seat is not None
+        if m.phase is Phase.PLAY and len(m.legal_actions(seat)) >= 5:
+            out.append(observe(m, seat))
+        m.apply(m.legal_actions(seat).sample(rng))
+    assert len(out) == count
+    return out
+
+
+def test_candidates_are_the_rule_play_and_the_top_values() -> None:
+    bot = SearchBot(rollouts=20, prior="learned", top=2, **FAST)
+    net = LearnedBot()
+    for d in _decisions(3, 4):
+        assert d.actions is not None
+        cands = bot.prior_candidates(d, random.Random(1))
+        rule = RuleBot().choose(d, random.Random(1))
+        assert cands[0] == rule
+        values = net.action_values(d, d.actions)
+        ranked = [d.actions[i] for i in sorted(range(len(d.actions)),
+                                                key=lambda i: -float(values[i]))]
+        best = [a for a in ranked if a != rule][:2]
+        assert cands[1:] == best and len(set(cands)) == 3
+
+
+def test_reproducible_with_a_rollout_budget() -> None:
+    for d in _decisions(4, 3):
+        picks = []
+        for _ in range(2):
+            bot = SearchBot(rollouts=24, prior="learned", top=3, **FAST)
+            picks.append((bot.choose(d, random.Random(9)), bot.stats["rollouts"]))
+            assert bot.stats["candidates"] <= 4 and bot.errors == 0
+        assert picks[0] == picks[1]
+        assert d.check(picks[0][0]) is None
+
+
+def test_a_whole_hand_with_the_prior() -> None:
+    rng = random.Random(5)
+    m = Match(preset("gunzi"), random.Random(5))
+    searcher = SearchBot(rollouts=12, prior="learned", **FAST)
+    bots: list[Bot] = [searcher, RandomBot(), RuleBot(), RandomBot()]
+    play(m, bots, rng, hands=1)
+    assert len(m.results) == 1 and searcher.errors == 0
+
+
+def test_bad_prior_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="prior must be"):
+        SearchBot(prior="oracle")
+    with pytest.raises(ValueError, match="top needs a prior"):
+        SearchBot(top=3)
+    with pytest.raises(ValueError, match="at least 1"):
+        SearchBot(prior="learned", top=0)
+    spec = parse_bot("search:prior=learned:top=2:rollouts=10:time_limit=none", "A")
+    bot = spec.make(1.0)
+    assert isinstance(bot, SearchBot) and bot.top == 2 and bot.prior is not None
