@@ -139,15 +139,16 @@ class LearnedBot(Bot):
         return rules.name == self.trained_on
 
     def choose(self, decision: Decision, rng: random.Random) -> Action:
-        return self._checked(decision, self.decide(decision), rng)
+        return self.settle(decision, self.decide(decision), rng)
 
     def choose_many(self, decisions: Sequence[Decision], rng: random.Random) -> list[Action]:
         """:meth:`choose` for many decisions (seats, tables) at once: the same actions, with
         each step's candidates of all of them scored in one matrix product."""
-        return [self._checked(d, a, rng)
+        return [self.settle(d, a, rng)
                 for d, a in zip(decisions, self.decide_many(decisions), strict=True)]
 
-    def _checked(self, decision: Decision, action: Action, rng: random.Random) -> Action:
+    def settle(self, decision: Decision, action: Action, rng: random.Random) -> Action:
+        """``action`` if the engine accepts it, else a random legal one (counted)."""
         if decision.actions is None and decision.check(action) is not None:
             self.fallbacks += 1  # a built action the engine refuses: play a legal one
             return decision.sample(rng)

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from gunzi.engine.errors import GunziError
 from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
+from gunzi.server.bot_batch import BotBatch
 from gunzi.server.presence import LIVE, SeatedTable, SeatState, TableError, clean_text
 
 if TYPE_CHECKING:
@@ -113,6 +114,7 @@ class BaseHall(Generic[T]):
         self.base_url: str | None = None
         self.cold_cache: OrderedDict[str, T] = OrderedDict()
         self.ladder_cache: dict[tuple[str, str], int] = {}  # (game, player) -> total
+        self.bot_batch = BotBatch(metrics.bot_batch)  # learned-bot moves due together
 
     # ------------------------------------------------------- the kind's part
     def _which(self) -> ColumnElement[bool]:

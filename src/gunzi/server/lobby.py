@@ -14,6 +14,7 @@ from gunzi.engine.rules import OPTIONS, PRESETS, preset
 from gunzi.server.auth import CurrentUser
 from gunzi.server.limits import Limits
 from gunzi.server.protocol import CreateTable, QuickPlay
+from gunzi.server.table_games import untrained_bots
 from gunzi.server.table_routes import (
     TableId,
     add_table_routes,
@@ -40,6 +41,8 @@ async def rules() -> dict[str, Any]:
                     for k, o in OPTIONS.items()},
         "valid": _valid_values(),
         "bots": list(ALLOWED_BOTS),
+        # per preset, the bots trained on another game (name → the preset they learned)
+        "bots_untrained": {name: untrained_bots(preset(name)) for name in PRESETS},
     }
 
 

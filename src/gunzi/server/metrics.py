@@ -32,6 +32,10 @@ class Metrics:
         self.bot_seconds = Histogram(
             "gunzi_bot_seconds", "Time a bot took to choose", buckets=LATENCY_BUCKETS, registry=r
         )
+        self.bot_batch = Histogram(
+            "gunzi_bot_batch_size", "Learned-bot decisions scored together in one batch",
+            buckets=(1, 2, 4, 8, 16, 32, 64, 128), registry=r,
+        )
         self.tables = Gauge("gunzi_tables", "Live tables, by status", ["status"], registry=r)
         self.sockets = Gauge("gunzi_websockets", "Open WebSockets", registry=r)
         self.ws_messages = Counter(

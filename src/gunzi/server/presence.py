@@ -42,6 +42,7 @@ from gunzi.server.auth import Principal
 from gunzi.server.protocol import dumps
 
 if TYPE_CHECKING:
+    from gunzi.server.bot_batch import BotBatch
     from gunzi.server.metrics import Metrics
     from gunzi.server.settings import Settings
 
@@ -95,6 +96,7 @@ class HallLike(Protocol):
     store: db.Store
     metrics: Metrics
     base_url: str | None
+    bot_batch: BotBatch
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 

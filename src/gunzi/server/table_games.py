@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import structlog
@@ -38,6 +39,7 @@ from gunzi.quoridor.game import Action, Move, QuoridorGame, Wall
 from gunzi.quoridor.rules import QuoridorRules
 from gunzi.quoridor.rules import from_options as board_rules
 from gunzi.server import refusals
+from gunzi.server.bot_batch import BotBatch, batching
 from gunzi.server.protocol import ACTION_KEYS, PLAYER_ACTIONS
 
 if TYPE_CHECKING:
@@ -45,7 +47,11 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("gunzi.tables")
 
-ALLOWED_BOTS = ("rule", "random")  # card tables
+# Card tables seat the bots that decide in about a millisecond on the event loop: rule,
+# learned (numpy, batched across tables: server/bot_batch.py) and random. ``search`` is left
+# out on purpose: 0.5-0.8 s of a core per searched decision (docs/bots.md), so a few
+# tables of it would hold the hall's CPU; it plays in the arena, reviews and the terminal.
+ALLOWED_BOTS = ("rule", "learned", "random")
 BOARD_BOTS = tuple(board_bots.BOTS)  # random, rule, search
 BOARD_ACTIONS = frozenset({"move", "wall", "pass"})
 BOARD_KEYS = frozenset({"type", "to", "wall", "seat"})
@@ -60,6 +66,20 @@ def make_card_bot(name: str) -> Bot:
     except Exception:
         log.warning("bot_fallback", wanted=name, using="random")
         return registry.make_bot("random")
+
+
+@cache
+def untrained_bots(rules: Ruleset) -> dict[str, str]:
+    """The card tables' bots whose net was trained on another game than ``rules``: name →
+    the preset it was trained on (the shipped ``learned`` weights: 打滚子). They play
+    legally there but were never fitted to it; the pages say so (``bots_untrained``)."""
+    out: dict[str, str] = {}
+    for name in ALLOWED_BOTS:
+        bot = make_card_bot(name)
+        covers = getattr(bot, "covers", None)
+        if covers is not None and not covers(rules):
+            out[name] = str(getattr(bot, "trained_on", "?"))
+    return out
 
 
 def board_action(payload: dict[str, Any], seat: int) -> Action:
@@ -176,6 +196,10 @@ class TableGame:
         """The bot's choice for ``seat``, or a random legal action if the bot fails."""
         raise NotImplementedError
 
+    async def suggest_batched(self, bot: Any, seat: int, rng: Any, batch: BotBatch) -> Any:
+        """:meth:`suggest` for a bot move, through ``batch`` when the bot batches."""
+        return self.suggest(bot, seat, rng)
+
     def wire(self, action: Any) -> dict[str, Any]:
         """``action`` as a client sends it in an ``act`` frame (a hint's answer)."""
         raise NotImplementedError
@@ -255,7 +279,8 @@ class CardGame(TableGame):
 
     def info(self) -> dict[str, Any]:
         m = self.match
-        return {"hand_no": m.hand_no if m else 0, "hands_played": len(m.results) if m else 0}
+        return {"hand_no": m.hand_no if m else 0, "hands_played": len(m.results) if m else 0,
+                "bots": list(ALLOWED_BOTS), "bots_untrained": untrained_bots(self.rules)}
 
     def action_from(self, payload: dict[str, Any], seat: int) -> A.Action:
         return A.from_dict({**payload, "seat": seat})
@@ -321,6 +346,19 @@ class CardGame(TableGame):
         except Exception:
             log.warning("bot_failed", seat=seat)
             return m.legal_actions(seat).sample(rng)
+
+    async def suggest_batched(self, bot: Bot, seat: int, rng: Any, batch: BotBatch
+                              ) -> A.Action:
+        m = self._m()
+        if batching(bot):
+            try:  # the table's lock is held: the match does not move while the batch runs
+                action = await batch.choose(bot, observe(m, seat), rng)
+                m.verify(action)
+                return action
+            except Exception:
+                log.warning("bot_failed", seat=seat)
+                return m.legal_actions(seat).sample(rng)
+        return self.suggest(bot, seat, rng)
 
     def new_hand(self, bot: Bot) -> None:
         bot.new_hand()
@@ -479,5 +517,5 @@ def table_game(preset: str, rules: dict[str, Any]) -> TableGame:
 
 
 __all__ = ["ALLOWED_BOTS", "BOARD_BOTS", "BoardGame", "CardGame", "TableGame",
-           "board_action", "make_card_bot", "table_game"]
+           "board_action", "make_card_bot", "table_game", "untrained_bots"]
 

@@ -262,7 +262,8 @@ class Table(SeatedTable):
         if self.game.bot_in_thread:
             action = await asyncio.to_thread(self._suggest, seat)
         else:
-            action = self._suggest(seat)
+            action = await self.game.suggest_batched(self._bot(seat), seat, self.rng,
+                                                     self.hall.bot_batch)
         self.hall.metrics.bot_seconds.observe(time.perf_counter() - t0)
         await self._apply(action, source)
 
