@@ -134,6 +134,10 @@ const zh = {
   bot_short: "机器人",
   bot_rule: "规则",
   bot_search: "搜索",
+  bot_learned: "学习",
+  bot_untrained: "{bot}（只练过{preset}）",
+  bot_untrained_tip: "只在{preset}上训练过：出牌合法，但在这套规则下较弱",
+  bot_kind_label: "加的机器人：",
   bot_random: "随机",
   table_of: "{who}的牌桌",
   board_of: "{who}的步步为营",
@@ -142,6 +146,7 @@ const zh = {
   sound_tip: "开关音效（登录后按账号记住）",
   aria_board: "棋盘",
   aria_preset: "规则",
+  aria_bot: "机器人",
   aria_table_info: "牌桌信息",
   aria_hand: "你的手牌",
   empty_seat: "空位",
@@ -523,6 +528,10 @@ const en = {
   bot_short: "Bot",
   bot_rule: "rule",
   bot_search: "search",
+  bot_learned: "learned",
+  bot_untrained: "{bot} (trained on {preset} only)",
+  bot_untrained_tip: "Trained on {preset} only: plays legally, but weak under these rules",
+  bot_kind_label: "Bot to add: ",
   bot_random: "random",
   table_of: "{who}'s table",
   board_of: "{who}'s Quoridor",
@@ -531,6 +540,7 @@ const en = {
   sound_tip: "Sound on or off (remembered per account once signed in)",
   aria_board: "board",
   aria_preset: "rules",
+  aria_bot: "bot",
   aria_table_info: "table info",
   aria_hand: "your hand",
   empty_seat: "Empty",
@@ -829,6 +839,14 @@ export function applyI18n(root) {
 export function botKind(bot) {
   const key = "bot_" + bot;
   return DICTS[lang][key] || zh[key] ? t(key) : bot;
+}
+
+/** A bot's kind at a table whose rules it may not have been trained on: ``untrained`` maps
+ *  such bots to the preset they were trained on (the table's ``bots_untrained``), as in
+ *  学习（只练过打滚子） / learned (trained on Gunzi 打滚子 only). */
+export function botLabel(bot, untrained) {
+  const other = untrained && untrained[bot];
+  return other ? t("bot_untrained", { bot: botKind(bot), preset: t("preset_" + other) }) : botKind(bot);
 }
 
 /** A bot's display name: 机器人（规则） / Bot (rule). */

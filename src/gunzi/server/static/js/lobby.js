@@ -3,7 +3,7 @@
 // kinds (sit or watch: card tables open table.html, board tables board.html).
 
 import * as API from "./api.js";
-import { t, applyI18n, getLang, tableName } from "./i18n.js";
+import { t, applyI18n, getLang, tableName, botLabel } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,7 +21,7 @@ async function quickPlay() {
   try {
     if (!(await ensureGuest())) return;
     const preset = $("quick-preset").value;
-    const r = await API.quickplay({ preset });
+    const r = await API.quickplay({ preset, bot: $("quick-bot").value });
     if (!r.ok) { toast(r.error, "error"); return; }
     location.href = tableUrl(r.data.id);
   } finally {
@@ -42,6 +42,16 @@ function presetOptions(select, selected = "gunzi") {
   clear(select);
   const names = RULES ? Object.keys(RULES.presets) : ["gunzi", "classic-1", "classic-2", "classic-3"];
   for (const name of names) select.append(h("option", { value: name, selected: name === selected }, t("preset_" + name)));
+}
+
+/** Quick play's bots (the hall's /api/rules list), each said as what it is for the chosen
+ *  preset: the learned bot at a classic table was trained on 打滚子 only. */
+function quickBots(selected = "rule") {
+  const select = clear($("quick-bot"));
+  const untrained = RULES && RULES.bots_untrained ? RULES.bots_untrained[$("quick-preset").value] : null;
+  for (const name of (RULES && RULES.bots) || ["rule"]) {
+    select.append(h("option", { value: name, selected: name === selected }, botLabel(name, untrained)));
+  }
 }
 
 /** The create form's rules list: the card presets, then the board ones. */
@@ -154,17 +164,20 @@ async function main() {
   if (r.ok) RULES = r.data;
   if (b.ok) BOARD_RULES = b.data;
   presetOptions($("quick-preset"));
+  quickBots();
   createPresets($("create-preset"));
   renderOptions();
   langSwitch($("btn-lang"), () => {
     const q = $("quick-preset").value;
     const c = $("create-preset").value;
     presetOptions($("quick-preset"), q);
+    quickBots($("quick-bot").value);
     createPresets($("create-preset"), c);
     refreshTables();
     document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
   });
   $("create-preset").addEventListener("change", renderOptions);
+  $("quick-preset").addEventListener("change", () => quickBots($("quick-bot").value));
   $("btn-quick").addEventListener("click", quickPlay);
   $("code-form").addEventListener("submit", joinCode);
   $("create-form").addEventListener("submit", createTable);

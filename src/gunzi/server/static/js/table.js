@@ -5,7 +5,7 @@
 import * as API from "./api.js";
 import { TableSocket } from "./socket.js";
 import { secondsLeft, paintClock, tickMine } from "./clock.js";
-import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botName, tableName, titleTip } from "./i18n.js";
+import { t, getLang, applyI18n, rulesHref, seatRel, suitName, botKind, botLabel, botName, tableName, titleTip } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch, balanceRows } from "./ui.js";
 import {
   SUITS, SUIT_SYMBOL, RANKS, parse, isTrump, groupHand, countOf, unseenCounts, unseenPoints,
@@ -53,6 +53,7 @@ const S = {
   leadCards: null, // the current trick's lead, to tell a kill (毙) from a follow
   shownTrick: null, // {number}: the trick whose cards are in the middle now
   markPending: false, // the first-paint mark is asked for (once per page)
+  botKind: "rule", // the bot "Add bot" seats (the table's info.bots)
 };
 
 // ------------------------------------------------------------------ derived facts
@@ -61,6 +62,13 @@ const rulesOpt = () => (S.info && S.info.rules) || {};
 const decks = () => rulesOpt().decks || 3;
 const isGunzi = () => (S.view ? S.view.game : rulesOpt().game) === "gunzi";
 const teamOf = (seat) => seat % 2;
+
+/** A seated bot's tooltip: its name, and for a net trained on another game, which. */
+function botTip(bot) {
+  const other = S.info && S.info.bots_untrained ? S.info.bots_untrained[bot] : null;
+  return other ? botName(bot) + " · " + t("bot_untrained_tip", { preset: t("preset_" + other) }) : botName(bot);
+}
+
 const baseSeat = () => (S.seat == null ? 0 : S.seat);
 const relPos = (seat) => (seat - baseSeat() + 4) % 4; // 0 me/bottom, 1 right, 2 top, 3 left
 const POS = ["bottom", "right", "top", "left"];
@@ -400,7 +408,7 @@ function renderSeats() {
     const badges = h("span.badges");
     if (v && dealer === seat) badges.append(h("span.badge.dealer-badge", { title: t("dealer") }, t("dealer_short")));
     // A bot's kind goes in its badge (机器人 [规则]) so narrow phone seats keep it in view.
-    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botName(si.bot) }, botKind(si.bot)));
+    if (si && si.kind === "bot") badges.append(h("span.badge.bot-badge", { title: botTip(si.bot) }, botKind(si.bot)));
     if (si && si.auto) badges.append(h("span.badge.auto-badge", t("auto_short")));
     if (si && si.kind === "human" && !si.connected) badges.append(h("span.badge.off-badge", t("offline")));
     const name = si && si.kind !== "empty" ? (si.kind === "bot" ? t("bot_short") : si.name) : t("empty_seat");
@@ -517,13 +525,19 @@ function renderPrestart() {
     } else if (i === mySeat) {
       controls.append(h("button.small", { dataset: { act: "leave", seat: i }, on: { click: () => leave(i) } }, t("leave_seat")));
     }
-    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botName(s.bot) : s.name;
+    const who = s.kind === "empty" ? t("empty_seat") : s.kind === "bot" ? botLabel(s.bot, info.bots_untrained) : s.name;
     return h("li.prestart-seat", h("span.pseat", t("seat_n", { n: i + 1, pos: t("compass_" + i) })), h("span.pname", who), controls);
   });
   const full = info.seats.every((s) => s.kind !== "empty");
   const link = info.link || `${location.origin}/table.html?t=${info.id}`;
+  const kinds = info.bots || ["rule"];
+  if (!kinds.includes(S.botKind)) S.botKind = kinds[0];
+  const picker = h("label.bot-kind", t("bot_kind_label"),
+    h("select#bot-kind", { on: { change: (e) => { S.botKind = e.target.value; } } },
+      kinds.map((b) => h("option", { value: b, selected: b === S.botKind }, botLabel(b, info.bots_untrained)))));
   box.append(
     h("h2", t("seats_title")),
+    info.seats.some((s) => s.kind === "empty") && (seated || (account.user && info.owner === account.user.name)) ? picker : "",
     h("ul.prestart-seats", rows),
     h("div.row",
       h("button.primary#btn-start", { disabled: !full || !seated, on: { click: startTable } }, full ? t("start") : t("need_four"))),
@@ -552,7 +566,7 @@ async function leave(seat) {
   S.sock.rehello();
 }
 async function bot(seat, add) {
-  const r = add ? await API.addBot(S.info.id, seat, "rule") : await API.removeBot(S.info.id, seat);
+  const r = add ? await API.addBot(S.info.id, seat, S.botKind || "rule") : await API.removeBot(S.info.id, seat);
   if (!r.ok) { toast(r.error, "error"); return; }
   S.info = r.data;
   renderAll();
