@@ -140,6 +140,9 @@ class GunziApp(SessionApp[Session]):
         for note in s.notes:
             if note.startswith("fallback:"):
                 self.set_status(t(self.lang, "status.bot_fallback", name=note.split(":", 1)[1]))
+        for name, trained in s.untrained.items():
+            self.set_status(t(self.lang, "status.bot_untrained", name=name,
+                              game=t(self.lang, f"game.{trained}")))
         self.pump()
 
     # -------------------------------------------------------------- flow
@@ -343,7 +346,11 @@ class GunziApp(SessionApp[Session]):
                 out.append("  ")
             out.append(seat_name(lang, seat), style="bold" if seat != HUMAN else "bold green")
             if not compact and seat != HUMAN:
-                out.append(f" ({s.bot_names[seat - 1]})", style="dim")
+                name = s.bot_names[seat - 1]
+                trained = s.untrained.get(name)
+                if trained is not None:  # e.g. (learned, Gunzi-trained)
+                    name = t(lang, "bot.untrained", name=name, game=t(lang, f"game.{trained}"))
+                out.append(f" ({name})", style="dim")
             if v["dealer"] == seat:
                 out.append(t(lang, "dealer.mark"), style="bold red")
             return out

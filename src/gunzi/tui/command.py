@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gunzi import presets
+from gunzi.bots.registry import names as bot_names
 from gunzi.engine.errors import GunziError
 from gunzi.engine.rules import preset, with_overrides
 from gunzi.tui.board_save import is_board_record, load_board
@@ -128,8 +129,9 @@ def register(app: typer.Typer) -> None:
         bots: Annotated[
             str | None,
             typer.Option("--bots", "-b",
-                         help="Bots of seats 1,2,3, e.g. rule,rule,rule (one name: all three). "
-                              "Default rule (random if the rule bot is not installed)."),
+                         help="Bots of seats 1,2,3, e.g. rule,learned,rule (one name: all "
+                              "three): " + ", ".join(bot_names()) + ". Default rule (random "
+                              "if the rule bot is not installed)."),
         ] = None,
         seed: Annotated[int | None, typer.Option(help="Match seed (same seed, same deals)")] = None,
         lang: Annotated[

@@ -106,6 +106,8 @@ TEXT: dict[str, dict[str, str]] = {
         "status.no_declare.jokers": " 或三张王",
         "status.quit_unsaved": "保存失败：{err} · 再按一次 q 不保存退出",
         "status.bot_fallback": "{name} 机器人不可用，改用 random",
+        "status.bot_untrained": "{name} 机器人只在{game}上训练过：出牌合法，但在这套规则下较弱",
+        "bot.untrained": "{name}，只练过{game}",
         "status.bot_error": "{seat} 的机器人出错（{err}），改为随机合法动作",
         "status.resumed": "已从 {path} 继续（第{n}局）",
         "verb.declare": "亮主",
@@ -276,6 +278,9 @@ TEXT: dict[str, dict[str, str]] = {
         "status.no_declare.jokers": " or three jokers",
         "status.quit_unsaved": "Saving failed: {err} · press q again to quit without saving",
         "status.bot_fallback": "bot {name} is not available; using random",
+        "status.bot_untrained": "bot {name} was trained on {game} only: it plays legally, "
+                                "but weakly under these rules",
+        "bot.untrained": "{name}, {game}-trained",
         "status.bot_error": "the bot of {seat} failed ({err}); it played a random legal action",
         "status.resumed": "Resumed from {path} (hand {n})",
         "verb.declare": "declare",

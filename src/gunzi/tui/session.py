@@ -147,6 +147,9 @@ class Session(GameSession[Match]):
         seed = seed if seed is not None else secrets.randbits(63)
         self.notes: list[str] = []
         self.bots: list[Bot | None] = [None]
+        # Bots whose net was trained on another game (name → that preset): they play
+        # legally here but were never fitted to these rules, and the screen says so.
+        self.untrained: dict[str, str] = {}
         names: list[str] = []
         for name in bots:
             bot, used, note = load_bot(name)
@@ -154,6 +157,9 @@ class Session(GameSession[Match]):
             names.append(used)
             if note is not None and f"fallback:{name}" not in self.notes:
                 self.notes.append(f"fallback:{name}")
+            covers = getattr(bot, "covers", None)
+            if covers is not None and not covers(self.rules):
+                self.untrained[used] = str(getattr(bot, "trained_on", "?"))
         super().__init__(match or Match(self.rules, seeded(seed, "match"), auto_deal=False),
                          seed=seed, record_path=record_path, bot_names=names)
         hint, _, _ = load_bot("rule")
