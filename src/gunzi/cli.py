@@ -339,6 +339,35 @@ def bench(
         console.print(_figures_table(f"bench {rules}: {hands} hands, seed {seed}", out))
 
 
+@app.command("bench-learned")
+def bench_learned(
+    rules: CardRulesOpt = "gunzi",
+    hands: Annotated[int, typer.Option(min=1, help="Hands of rule bots whose decisions "
+                                                   "the learned bot answers")] = 12,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and the rule bots")] = 1,
+    weights: Annotated[Path | None, typer.Option(
+        help="An exported net (.npz) instead of the shipped one")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """The learned bot's decisions per CPU-second, one at a time and in batches (1, 8, 32,
+    128 decisions scored together, as the hall batches the bot moves of many tables), with
+    each batch size's ratio to one at a time, measured in the same run (docs/bots.md).
+    OPENBLAS_NUM_THREADS=1 measures what the hall runs (it sets one BLAS thread)."""
+    out = perf.learned_batch(_rules(rules, None), hands, seed=seed, weights=weights)
+    if as_json:
+        _emit_json(out)
+        return
+    table = Table(title=f"learned bot, {out['decisions']} decisions of {hands} {rules} hands, "
+                        f"BLAS threads {out['blas_threads']}", box=box.SIMPLE)
+    for column in ("batch", "decisions / CPU-s", "ratio", "same actions"):
+        table.add_column(column)
+    table.add_row("1", str(out["single_per_cpu_second"]), "1.00", "yes")
+    for size, row in out["batched"].items():
+        table.add_row(size, str(row["per_cpu_second"]), f"{row['ratio']:.2f}",
+                      "yes" if row["same"] else "NO")
+    console.print(table)
+
+
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="A record (.jsonl)")],

@@ -23,6 +23,7 @@ from typing import Any
 from gunzi.core import batch
 from gunzi.core import gunzi_play as core_module
 from gunzi.engine import match as match_module
+from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset, preset
 from gunzi.engine.sim import play_random_hands
 
@@ -160,3 +161,66 @@ def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, 
 if __name__ == "__main__":  # the child process of _compiled_figures
     name, n, nc, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     print(json.dumps(figures(preset(name), n, nc, s)))
+
+
+def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 32, 128),
+                  seed: int = 1, rounds: int = 5, weights: Path | None = None
+                  ) -> dict[str, Any]:
+    """Decisions per CPU-second of the ``learned`` bot one decision at a time (the yardstick,
+    measured in the same run) and in batches of ``sizes`` (``decide_many``, as the hall
+    batches the moves of many tables), over every decision of ``hands`` hands that rule
+    bots play from ``seed``; each figure is the best of ``rounds``. ``same`` says whether
+    every batch chose what the one-at-a-time bot chose. ``weights``: another exported net
+    than the shipped one."""
+    from gunzi.bots.base import observe
+    from gunzi.bots.learned import LearnedBot
+    from gunzi.bots.registry import make_bot
+
+    rng = random.Random(seed)
+    players = [make_bot("rule") for _ in range(4)]
+    decisions = []
+    played = 0
+    while played < hands:  # matches from seed, seed + 1, ... until that many hands
+        m = Match(rules, random.Random(seed + played))
+        while played < hands and not m.is_over:
+            seat = m.to_act
+            assert seat is not None
+            d = observe(m, seat)
+            decisions.append(d)
+            done = len(m.results)
+            m.apply(players[seat].choose(d, rng))
+            if len(m.results) > done:
+                played += 1
+                for p in players:
+                    p.new_hand()
+    bot = LearnedBot() if weights is None else LearnedBot(weights)
+    alone = [bot.decide(d) for d in decisions]  # also warms the caches up
+
+    def once(size: int) -> tuple[float, bool]:
+        start = time.process_time()
+        if size == 1:
+            got = [bot.decide(d) for d in decisions]
+        else:
+            got = []
+            for i in range(0, len(decisions), size):
+                got += bot.decide_many(decisions[i:i + size])
+        return _per_cpu_second(len(decisions), start), got == alone
+
+    everything = (1, *(s for s in sizes if s != 1))
+    best = dict.fromkeys(everything, 0.0)
+    same = dict.fromkeys(everything, True)
+    for _ in range(rounds):  # interleaved, so the machine's load falls on every size alike
+        for size in everything:
+            per_second, agrees = once(size)
+            best[size] = max(best[size], per_second)
+            same[size] = same[size] and agrees
+    single = best[1]
+    out: dict[str, Any] = {"rules": rules.name, "decisions": len(decisions),
+                           "hidden": bot.policy.hidden,
+                           "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+                           "single_per_cpu_second": single, "batched": {
+                               str(size): {"per_cpu_second": best[size],
+                                           "ratio": round(best[size] / single, 2),
+                                           "same": same[size]}
+                               for size in everything[1:]}}
+    return out

@@ -58,9 +58,19 @@ def _rel(seat: int | None, me: int) -> int:
     return 4 if seat is None or seat < 0 else (seat - me) % 4
 
 
+# A view names its cards ("10H"); the canonical names straight to ids, any other
+# spelling through the parser. Three quarters of an encoding went to parsing names.
+_FACE = {name: i for i, name in enumerate(C.NAMES)}
+
+
+def _face(text: str) -> int:
+    face = _FACE.get(text)
+    return C.parse(text) if face is None else face
+
+
 def _counts(out: np.ndarray, at: int, names: Sequence[str]) -> None:
     for text in names:
-        out[at + C.parse(text)] += 1.0 / 3
+        out[at + _face(text)] += 1.0 / 3
 
 
 def encode(view: Mapping[str, Any], rules: Ruleset, building: Sequence[int] = (),
@@ -104,10 +114,10 @@ def encode(view: Mapping[str, Any], rules: Ruleset, building: Sequence[int] = ()
     if tricks:
         cls = order_for(level, trump_index, rules.permanent_twos).cls
         for leader, plays in tricks:
-            lead = [C.parse(x) for x in plays[0]]
+            lead = [_face(x) for x in plays[0]]
             led = cls[lead[0]]
             for i, cards in enumerate(plays[1:], start=1):
-                if sum(1 for x in cards if cls[C.parse(x)] == led) < len(lead):
+                if sum(1 for x in cards if cls[_face(x)] == led) < len(lead):
                     out[o["voids"] + 5 * _rel((leader + i) % 4, me) + led] = 1
     for s, size in enumerate(view["hand_sizes"]):
         out[o["hand_sizes"] + _rel(s, me)] = size / rules.hand_size

@@ -8,6 +8,7 @@ and the static web page.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -90,6 +91,11 @@ def _same_origin(request: Request, settings: Settings) -> bool:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or from_env()
+    # One BLAS thread for the learned bots' matrix products (numpy is loaded with the first
+    # learned bot, after this): OpenBLAS would spread each batch of the hall's bot moves
+    # over every core, for many times the CPU of the same work (docs/bots.md). Set it
+    # yourself to choose otherwise.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     configure_logging(settings)
     metrics = Metrics()
     store = Store(settings)
