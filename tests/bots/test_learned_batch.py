@@ -3,15 +3,18 @@ chooses alone, and listed actions get the values of their last token."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from gunzi.bots import card_obs
 from gunzi.bots import card_tokens as T
 from gunzi.bots.base import Decision, observe
 from gunzi.bots.learned import LearnedBot
+from gunzi.cli import app
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
@@ -65,3 +68,15 @@ def test_action_values_are_the_values_of_the_last_token(rules: str, seed: int) -
         checked += 1
     assert checked >= 3
     assert np.isfinite(got).all()
+
+
+def test_the_benchmark_command_reports_every_batch_size() -> None:
+    result = CliRunner().invoke(app, ["bench-learned", "--hands", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["decisions"] > 20 and out["hidden"] > 0 and out["single_per_cpu_second"] > 0
+    assert set(out["batched"]) == {"8", "32", "128"}
+    for row in out["batched"].values():
+        assert row["same"] is True and row["per_cpu_second"] > 0
+        assert row["ratio"] == pytest.approx(row["per_cpu_second"] / out["single_per_cpu_second"],
+                                             abs=0.01)
