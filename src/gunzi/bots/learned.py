@@ -5,7 +5,10 @@ No PyTorch at play time. ``gunzi export-policy`` writes a trained net's weights 
 :class:`gunzi.env.dmc.QNet` with three matrix products: the state part of the first
 layer once per observation, then one row per candidate token (an embedding lookup), the
 body over all candidates at once. :meth:`Policy.q` takes any batch of (observation, token)
-rows, so a server can score the candidates of many tables in one call.
+rows and :meth:`Policy.shared` candidates that share observations, so a server can score
+the candidates of many tables in one call: :meth:`LearnedBot.decide_many` does it for
+whole decisions (the hall's batch, docs/bots.md), :meth:`LearnedBot.action_values` gives
+the Q of listed actions (the search bot's prior).
 
 :class:`LearnedBot` sees only its :class:`~gunzi.bots.base.Decision`. It encodes the
 seat's observation from ``decision.view`` (:func:`gunzi.bots.card_obs.encode`, as in
