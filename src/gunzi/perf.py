@@ -20,6 +20,9 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from gunzi.bots.base import Decision, observe
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
 from gunzi.core import batch
 from gunzi.core import gunzi_play as core_module
 from gunzi.engine import match as match_module
@@ -63,6 +66,61 @@ def _per_cpu_second(n: int, start: float) -> float:
     return round(n / max(time.process_time() - start, 1e-9), 1)
 
 
+SEARCH_DECISIONS = 12  # endgame play decisions the search figures are taken on
+SEARCH_ROLLOUTS = 60  # rollouts per decision (no clock)
+
+
+def search_decisions(n: int, seed: int) -> list[Decision]:
+    """The first ``n`` play decisions with a choice and at most 12 cards in hand (where the
+    search bot searches) of seeded 打滚子 hands the rule bot plays."""
+    rule = RuleBot()
+    out: list[Decision] = []
+    while len(out) < n:
+        rng = random.Random(seed)
+        m = match_module.Match(preset("gunzi"), random.Random(seed))
+        while not m.is_over and not m.results:
+            seat = m.to_act
+            assert seat is not None
+            d = observe(m, seat)
+            if (m.phase is match_module.Phase.PLAY and sum(d.hand) <= 12 and d.actions
+                    and len(d.actions) > 1):
+                out.append(d)
+            m.apply(rule.choose(d, rng))
+        seed += 1
+    return out[:n]
+
+
+def search_rollouts(seed: int, decisions: int = SEARCH_DECISIONS) -> dict[str, dict[str, float]]:
+    """Search-bot rollouts per CPU-second for the ``core`` policy (the default: the rule
+    bot's play on the play core, memory kept per play) and the ``rule`` one (the rule bot
+    itself, memory rebuilt at every move), on the same endgame decisions: ``search``, the
+    whole search at a fixed budget (deals sampled, candidates, scoring); ``rollouts``,
+    the play-outs alone (every candidate on the same four sampled deals per decision)."""
+    ds = search_decisions(decisions, seed)
+    out: dict[str, dict[str, float]] = {"search": {}, "rollouts": {}}
+    for policy in ("rule", "core"):
+        bot = SearchBot(policy=policy, rollouts=SEARCH_ROLLOUTS, time_limit=None)
+        done = 0
+        t = time.process_time()
+        for i, d in enumerate(ds):
+            bot.choose(d, random.Random(i))
+            done += int(bot.stats.get("rollouts", 0))
+        out["search"][policy] = _per_cpu_second(done, t)
+        done = 0
+        cpu = 0.0
+        for i, d in enumerate(ds):
+            cands, position, finish = bot._gunzi_setup(d, random.Random(i))
+            deals = [position(random.Random(i * 1000 + j)) for j in range(4)]
+            t = time.process_time()
+            for pos in deals:
+                for action in cands:
+                    finish(pos, action)
+            cpu += time.process_time() - t
+            done += len(deals) * len(cands)
+        out["rollouts"][policy] = round(done / max(cpu, 1e-9), 1)
+    return out
+
+
 def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, Any]:
     """This process's figures: full random hands through the public API (validation on),
     and random play phases through the play core, each per CPU-second."""
@@ -92,6 +150,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
     for _ in range(2000):
         g.clone()
     core_clone = (time.process_time() - t) / 2000 * 1e6
+    rollouts = search_rollouts(seed)
     return {
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
@@ -100,6 +159,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
         "core_outcome_bytes_kept": round(kept_bytes),
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
+        "search_rollouts_per_cpu_second": rollouts,  # policy core (default) and rule
     }
 
 
@@ -153,6 +213,9 @@ def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, 
         for fig in builds.values():
             fig["api_ratio"] = round(fig["api_hands_per_cpu_second"] / c, 4)
             fig["core_ratio"] = round(fig["core_play_phases_per_cpu_second"] / c, 4)
+            fig["search_rollout_ratio"] = {
+                what: {k: round(v / c, 4) for k, v in per.items()}
+                for what, per in fig["search_rollouts_per_cpu_second"].items()}
     out.update(builds)
     return out
 
