@@ -66,8 +66,8 @@ def _per_cpu_second(n: int, start: float) -> float:
     return round(n / max(time.process_time() - start, 1e-9), 1)
 
 
-SEARCH_DECISIONS = 12  # endgame play decisions the search figures are taken on
-SEARCH_ROLLOUTS = 60  # rollouts per decision (no clock)
+SEARCH_DECISIONS = 8  # endgame play decisions the search figures are taken on
+SEARCH_ROLLOUTS = 150  # rollouts per decision (no clock): the budget before issue 13
 
 
 def search_decisions(n: int, seed: int) -> list[Decision]:
@@ -121,9 +121,11 @@ def search_rollouts(seed: int, decisions: int = SEARCH_DECISIONS) -> dict[str, d
     return out
 
 
-def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, Any]:
+def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
+            search: int = SEARCH_DECISIONS) -> dict[str, Any]:
     """This process's figures: full random hands through the public API (validation on),
-    and random play phases through the play core, each per CPU-second."""
+    random play phases through the play core, and (on ``search`` endgame decisions, 0:
+    none) search-bot rollouts, each per CPU-second."""
     t = time.process_time()
     play_random_hands(rules, hands, seed)
     api = _per_cpu_second(hands, t)
@@ -150,8 +152,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
     for _ in range(2000):
         g.clone()
     core_clone = (time.process_time() - t) / 2000 * 1e6
-    rollouts = search_rollouts(seed)
-    return {
+    out: dict[str, Any] = {
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
         "api_hands_per_cpu_second": api,
@@ -159,18 +160,21 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
         "core_outcome_bytes_kept": round(kept_bytes),
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
-        "search_rollouts_per_cpu_second": rollouts,  # policy core (default) and rule
     }
+    if search:  # policy core (the default) and rule
+        out["search_rollouts_per_cpu_second"] = search_rollouts(seed, search)
+    return out
 
 
-def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int
+def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int, search: int
                       ) -> dict[str, Any] | None:
     """:func:`figures` in a child process on the mypyc build, if ``make fast`` made one."""
     if not any((FAST / "gunzi" / "core").glob("gunzi_play*.so")):
         return None
     env = {**os.environ, "PYTHONPATH": str(FAST)}
     out = subprocess.run(
-        [sys.executable, "-m", "gunzi.perf", rules, str(hands), str(core_hands), str(seed)],
+        [sys.executable, "-m", "gunzi.perf", rules, str(hands), str(core_hands), str(seed),
+         str(search)],
         check=True, capture_output=True, text=True, env=env).stdout
     data: dict[str, Any] = json.loads(out)
     return data
@@ -197,13 +201,14 @@ def core_simulate(hands: int, seed: int, workers: int) -> dict[str, Any]:
     }
 
 
-def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, Any]:
+def report(rules: Ruleset, hands: int, core_hands: int, seed: int,
+           search: int = SEARCH_DECISIONS) -> dict[str, Any]:
     """Pure and compiled figures between two yardstick runs, with their ratios to it."""
     before = yardstick()
     builds = {"pure" if active_core() == "pure" else "active":
-              figures(rules, hands, core_hands, seed)}
+              figures(rules, hands, core_hands, seed, search)}
     if active_core() == "pure":
-        fast = _compiled_figures(rules.name, hands, core_hands, seed)
+        fast = _compiled_figures(rules.name, hands, core_hands, seed, search)
         if fast is not None:
             builds["compiled"] = fast
     after = yardstick()
@@ -213,13 +218,13 @@ def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, 
         for fig in builds.values():
             fig["api_ratio"] = round(fig["api_hands_per_cpu_second"] / c, 4)
             fig["core_ratio"] = round(fig["core_play_phases_per_cpu_second"] / c, 4)
-            fig["search_rollout_ratio"] = {
-                what: {k: round(v / c, 4) for k, v in per.items()}
-                for what, per in fig["search_rollouts_per_cpu_second"].items()}
+            for what, per in fig.get("search_rollouts_per_cpu_second", {}).items():
+                fig.setdefault("search_rollout_ratio", {})[what] = {
+                    k: round(v / c, 4) for k, v in per.items()}
     out.update(builds)
     return out
 
 
 if __name__ == "__main__":  # the child process of _compiled_figures
-    name, n, nc, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    print(json.dumps(figures(preset(name), n, nc, s)))
+    name, n, nc, s, k = sys.argv[1], *map(int, sys.argv[2:6])
+    print(json.dumps(figures(preset(name), n, nc, s, k)))
