@@ -122,11 +122,12 @@ class SearchBot(Bot):
         ``rule`` rollouts: 0.41 s and 0.96 s; docs/performance.md). Plays are searched
         only once the seat holds at most ``search_cards`` cards (default: 12 with core or
         rule rollouts, where the gain is in the endgame and the kitty capture; every play
-        with kernel rollouts); earlier plays are the rule bot's. With a rule bot, its play is the default: another candidate
-        is played only if its mean advantage over the same deals exceeds ``confidence``
-        standard errors; candidates that cannot catch up are dropped after ``min_deals``
-        deals. ``backend_name`` picks the kernel's backend (``auto``: numba if installed
-        and the kernel plays the rollouts, else plain Python; resolved on first use)."""
+        with kernel rollouts); earlier plays are the rule bot's. With a rule bot, its play
+        is the default: another candidate is played only if its mean advantage over the
+        same deals exceeds ``confidence`` standard errors; candidates that cannot catch up
+        are dropped after ``min_deals`` deals. ``backend_name`` picks the kernel's
+        backend (``auto``: numba if installed and the kernel plays the rollouts, else
+        plain Python; resolved on first use)."""
         if rollouts < 1:
             raise ValueError("rollouts must be at least 1")
         if policy not in ("auto", "core", "rule", "kernel"):
