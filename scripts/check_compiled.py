@@ -2,7 +2,9 @@
 like the source.
 
 Runs `gunzi simulate` (and `simulate --workers`, on the core) with the same seeds on both
-and compares every figure but timing and which build ran.
+and compares every figure but timing and which build ran; then plays seeded random deals
+to the end with the rule bot's card play on the core (gunzi.core.gunzi_rule, the search
+bot's rollout policy) on both and compares every play.
 Usage: python scripts/check_compiled.py  (after `make fast`)
 """
 
@@ -31,6 +33,34 @@ def run(rules: str, seed: int, compiled: bool, *extra: str) -> dict[str, object]
     return {k: v for k, v in data.items() if k not in TIMING}
 
 
+# Seeded random deals played out by gunzi.core.gunzi_rule: every play, as JSON.
+RULE_PLAYS = """
+import json, random
+from gunzi.core import gunzi_rule
+from gunzi.core.gunzi_play import random_deal
+plays = []
+for i in range(60):
+    rng = random.Random(i)
+    game = random_deal(rng, permanent_twos=i % 2 == 0)
+    game.live = i % 4 >= 2
+    kitty = [3 - sum(game.h[s * 54 + c] for s in range(4)) for c in range(54)]
+    game.log = []
+    gunzi_rule.play_out(game, gunzi_rule.Memory(kitty, i % 4, i % 3 == 0))
+    plays.append([game.log, game.points])
+print(json.dumps({"compiled": not gunzi_rule.__file__.endswith(".py"), "plays": plays}))
+"""
+
+
+def rule_plays(compiled: bool) -> dict[str, object]:
+    env = dict(os.environ)
+    if compiled:
+        env["PYTHONPATH"] = str(ROOT / "build" / "fast")
+    out = subprocess.run([sys.executable, "-c", RULE_PLAYS], check=True, capture_output=True,
+                         text=True, env=env, cwd=ROOT).stdout
+    data: dict[str, object] = json.loads(out)
+    return data
+
+
 def main() -> int:
     probe = subprocess.run(
         [sys.executable, "-c", "import gunzi.engine.match as m; print(m.__file__)"],
@@ -47,6 +77,10 @@ def main() -> int:
         bad += not same
     same = run("gunzi", 5, False, "--workers", "1") == run("gunzi", 5, True, "--workers", "1")
     print(f"play core seed 5: {'same' if same else 'DIFFERENT'}")
+    bad += not same
+    pure, fast = rule_plays(False), rule_plays(True)
+    same = pure["plays"] == fast["plays"] and fast["compiled"] is True
+    print(f"rule play on the core, 60 deals: {'same' if same else 'DIFFERENT'}")
     bad += not same
     return 1 if bad else 0
 

@@ -139,7 +139,7 @@ def test_simulate_and_bench_report_progress_unless_json(monkeypatch: pytest.Monk
     monkeypatch.setattr(gunzi.cli, "Reporter", Recorder)
     assert invoke("simulate", "--hands", "6", "--seed", "2").exit_code == 0
     assert invoke("simulate", "-r", "quoridor-2", "--hands", "3", "--json").exit_code == 0
-    assert invoke("bench", "--hands", "4").exit_code == 0
+    assert invoke("bench", "--hands", "4", "--search-decisions", "0").exit_code == 0
     assert seen == [("simulate", 6, False, [1, 2, 3, 4, 5, 6]),
                     ("simulate", 3, True, [1, 2, 3]), ("bench", 4, False, [1, 2, 3, 4])]
 
@@ -561,7 +561,7 @@ def test_unknown_preset_in_bench_exits_2() -> None:
 
 # ------------------------------------------------------------------------------ bench
 def test_bench_json() -> None:
-    out = run_json("bench", "--hands", "3", "--json")
+    out = run_json("bench", "--hands", "3", "--search-decisions", "1", "--json")
     for key in ("hands_per_second", "legal_actions_us", "view_us"):
         assert key in out, key
         assert out[key] > 0
@@ -571,8 +571,12 @@ def test_bench_json() -> None:
     pure = speed.get("pure") or speed["active"]
     assert pure["core"] == speed["active_core"]
     assert pure["api_hands_per_cpu_second"] > 0 and pure["core_play_phases_per_cpu_second"] > 0
+    searched = pure["search_rollouts_per_cpu_second"]
+    assert set(searched) == {"search", "rollouts"}
+    assert all(searched[w][p] > 0 for w in searched for p in ("core", "rule"))
     if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
         assert 0 < pure["api_ratio"] < pure["core_ratio"]
+        assert pure["search_rollout_ratio"]["rollouts"]["core"] > 0
 
 
 def test_simulate_workers_plays_on_the_core_with_the_same_outcomes() -> None:

@@ -319,20 +319,24 @@ def bench(
     seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
     core_hands: Annotated[int, typer.Option(
         min=1, help="Random 打滚子 play phases for the play core's figure")] = 2000,
+    search_decisions: Annotated[int, typer.Option(
+        min=0, help="Endgame 打滚子 decisions for the search-rollout figures (0: none)")
+    ] = perf.SEARCH_DECISIONS,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
 ) -> None:
     """Engine speed: random hands per second, then the speed figures against a C yardstick.
 
     First full random hands per second on one core, validation on; then "speed": hands per
-    CPU-second through the API and play phases through the play core, pure and compiled
-    (after make fast), as ratios to the C yardstick run before and after.
+    CPU-second through the API and play phases through the play core, and search-bot
+    rollouts (the default core policy and the older rule one, 150 rollouts a decision),
+    pure and compiled (after make fast), as ratios to the C yardstick run before and after.
 
     A progress bar on stderr while it runs (on a terminal, without --json)."""
     ruleset = _rules(rules, None)
     with Reporter("bench", hands, "hands", every=None, quiet=as_json) as bar:
         out = run_bench(ruleset, hands, seed, bar.update)
-    out["speed"] = perf.report(ruleset, hands, core_hands, seed)
+    out["speed"] = perf.report(ruleset, hands, core_hands, seed, search_decisions)
     if as_json:
         _emit_json(out)
     else:

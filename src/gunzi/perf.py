@@ -20,6 +20,9 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from gunzi.bots.base import Decision, observe
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
 from gunzi.core import batch
 from gunzi.core import gunzi_play as core_module
 from gunzi.engine import match as match_module
@@ -64,9 +67,66 @@ def _per_cpu_second(n: int, start: float) -> float:
     return round(n / max(time.process_time() - start, 1e-9), 1)
 
 
-def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, Any]:
+SEARCH_DECISIONS = 8  # endgame play decisions the search figures are taken on
+SEARCH_ROLLOUTS = 150  # rollouts per decision (no clock): the budget before issue 13
+
+
+def search_decisions(n: int, seed: int) -> list[Decision]:
+    """The first ``n`` play decisions with a choice and at most 12 cards in hand (where the
+    search bot searches) of seeded 打滚子 hands the rule bot plays."""
+    rule = RuleBot()
+    out: list[Decision] = []
+    while len(out) < n:
+        rng = random.Random(seed)
+        m = match_module.Match(preset("gunzi"), random.Random(seed))
+        while not m.is_over and not m.results:
+            seat = m.to_act
+            assert seat is not None
+            d = observe(m, seat)
+            if (m.phase is match_module.Phase.PLAY and sum(d.hand) <= 12 and d.actions
+                    and len(d.actions) > 1):
+                out.append(d)
+            m.apply(rule.choose(d, rng))
+        seed += 1
+    return out[:n]
+
+
+def search_rollouts(seed: int, decisions: int = SEARCH_DECISIONS) -> dict[str, dict[str, float]]:
+    """Search-bot rollouts per CPU-second for the ``core`` policy (the default: the rule
+    bot's play on the play core, memory kept per play) and the ``rule`` one (the rule bot
+    itself, memory rebuilt at every move), on the same endgame decisions: ``search``, the
+    whole search at a fixed budget (deals sampled, candidates, scoring); ``rollouts``,
+    the play-outs alone (every candidate on the same four sampled deals per decision)."""
+    ds = search_decisions(decisions, seed)
+    out: dict[str, dict[str, float]] = {"search": {}, "rollouts": {}}
+    for policy in ("rule", "core"):
+        bot = SearchBot(policy=policy, rollouts=SEARCH_ROLLOUTS, time_limit=None)
+        done = 0
+        t = time.process_time()
+        for i, d in enumerate(ds):
+            bot.choose(d, random.Random(i))
+            done += int(bot.stats.get("rollouts", 0))
+        out["search"][policy] = _per_cpu_second(done, t)
+        done = 0
+        cpu = 0.0
+        for i, d in enumerate(ds):
+            cands, position, finish = bot._gunzi_setup(d, random.Random(i))
+            deals = [position(random.Random(i * 1000 + j)) for j in range(4)]
+            t = time.process_time()
+            for pos in deals:
+                for action in cands:
+                    finish(pos, action)
+            cpu += time.process_time() - t
+            done += len(deals) * len(cands)
+        out["rollouts"][policy] = round(done / max(cpu, 1e-9), 1)
+    return out
+
+
+def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
+            search: int = SEARCH_DECISIONS) -> dict[str, Any]:
     """This process's figures: full random hands through the public API (validation on),
-    and random play phases through the play core, each per CPU-second."""
+    random play phases through the play core, and (on ``search`` endgame decisions, 0:
+    none) search-bot rollouts, each per CPU-second."""
     t = time.process_time()
     play_random_hands(rules, hands, seed)
     api = _per_cpu_second(hands, t)
@@ -93,7 +153,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
     for _ in range(2000):
         g.clone()
     core_clone = (time.process_time() - t) / 2000 * 1e6
-    return {
+    out: dict[str, Any] = {
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
         "api_hands_per_cpu_second": api,
@@ -102,16 +162,20 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str,
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
     }
+    if search:  # policy core (the default) and rule
+        out["search_rollouts_per_cpu_second"] = search_rollouts(seed, search)
+    return out
 
 
-def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int
+def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int, search: int
                       ) -> dict[str, Any] | None:
     """:func:`figures` in a child process on the mypyc build, if ``make fast`` made one."""
     if not any((FAST / "gunzi" / "core").glob("gunzi_play*.so")):
         return None
     env = {**os.environ, "PYTHONPATH": str(FAST)}
     out = subprocess.run(
-        [sys.executable, "-m", "gunzi.perf", rules, str(hands), str(core_hands), str(seed)],
+        [sys.executable, "-m", "gunzi.perf", rules, str(hands), str(core_hands), str(seed),
+         str(search)],
         check=True, capture_output=True, text=True, env=env).stdout
     data: dict[str, Any] = json.loads(out)
     return data
@@ -138,13 +202,14 @@ def core_simulate(hands: int, seed: int, workers: int) -> dict[str, Any]:
     }
 
 
-def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, Any]:
+def report(rules: Ruleset, hands: int, core_hands: int, seed: int,
+           search: int = SEARCH_DECISIONS) -> dict[str, Any]:
     """Pure and compiled figures between two yardstick runs, with their ratios to it."""
     before = yardstick()
     builds = {"pure" if active_core() == "pure" else "active":
-              figures(rules, hands, core_hands, seed)}
+              figures(rules, hands, core_hands, seed, search)}
     if active_core() == "pure":
-        fast = _compiled_figures(rules.name, hands, core_hands, seed)
+        fast = _compiled_figures(rules.name, hands, core_hands, seed, search)
         if fast is not None:
             builds["compiled"] = fast
     after = yardstick()
@@ -154,13 +219,11 @@ def report(rules: Ruleset, hands: int, core_hands: int, seed: int) -> dict[str, 
         for fig in builds.values():
             fig["api_ratio"] = round(fig["api_hands_per_cpu_second"] / c, 4)
             fig["core_ratio"] = round(fig["core_play_phases_per_cpu_second"] / c, 4)
+            for what, per in fig.get("search_rollouts_per_cpu_second", {}).items():
+                fig.setdefault("search_rollout_ratio", {})[what] = {
+                    k: round(v / c, 4) for k, v in per.items()}
     out.update(builds)
     return out
-
-
-if __name__ == "__main__":  # the child process of _compiled_figures
-    name, n, nc, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    print(json.dumps(figures(preset(name), n, nc, s)))
 
 
 def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 32, 128),
@@ -224,3 +287,8 @@ def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 
                                            "same": same[size]}
                                for size in everything[1:]}}
     return out
+
+
+if __name__ == "__main__":  # the child process of _compiled_figures
+    name, n, nc, s, k = sys.argv[1], *map(int, sys.argv[2:6])
+    print(json.dumps(figures(preset(name), n, nc, s, k)))

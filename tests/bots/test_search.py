@@ -135,7 +135,7 @@ def test_early_plays_are_the_rule_bots_and_endgame_plays_are_searched() -> None:
     _, early = _decision_with_choices(9)
     assert sum(early.hand) > 12
     bot = SearchBot(rollouts=30, backend_name="python", time_limit=None)
-    assert bot.policy == "rule" and bot.search_cards == 12
+    assert bot.policy == "core" and bot.search_cards == 12
     assert bot.rule is not None
     assert bot.choose(early, random.Random(0)) == bot.rule.choose(early, random.Random(0))
     assert bot.stats == {}
@@ -150,7 +150,7 @@ def test_early_plays_are_the_rule_bots_and_endgame_plays_are_searched() -> None:
     late = observe(m, seat)
     action = bot.choose(late, random.Random(0))
     assert action in late.actions  # type: ignore[operator]
-    assert bot.stats["deals"] >= 1 and bot.stats["policy"] == "rule"
+    assert bot.stats["deals"] >= 1 and bot.stats["policy"] == "core"
 
 
 def test_the_return_it_made_is_remembered_for_the_hand() -> None:

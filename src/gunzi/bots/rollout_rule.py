@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from gunzi.bots.rollout import NCLS, Backend, Compact, Outcome
-from gunzi.engine.cards import Card
+from gunzi.core import gunzi_rule
+from gunzi.core.gunzi_play import GunziPlay, start
+from gunzi.engine.cards import NUM_TYPES, Card
 from gunzi.engine.order import Order
 from gunzi.engine.rules import Ruleset
 
@@ -74,6 +76,61 @@ def rule_rollout(
             done += 1
     out, _ = pos.play_out(bk)
     return out
+
+
+def core_memory(history: Sequence[Trick], trick: Trick, dealer: int, cls: Sequence[int],
+                live: bool) -> gunzi_rule.Memory:
+    """The public card memory after ``history`` (the finished tricks) and ``trick`` (the
+    one in progress), computed once per decision: :func:`core_rollout` gives each
+    rollout a copy with its own kitty."""
+    mem = gunzi_rule.Memory([0] * NUM_TYPES, dealer, False)
+    table = list(cls)
+    for t in [*history, trick]:
+        if not t:
+            continue
+        lead = tuple(t[0][1])
+        led = table[lead[0]]
+        mem.note(t[0][0], lead, 0, led, table, live)
+        for seat, cards in t[1:]:
+            mem.note(seat, tuple(cards), len(lead), led, table, live)
+    return mem
+
+
+def core_game(pos: Compact) -> GunziPlay:
+    """``pos`` as a play-core position (the trick in progress replayed onto it)."""
+    hands = [pos.hand(s) for s in range(4)]
+    cur = current_trick(pos)
+    for seat, cards in cur:
+        for c in cards:
+            hands[seat][c] += 1
+    game = start(hands, pos.tables.order, pos.leader, pos.live)
+    for _, cards in cur:
+        game.play(tuple(cards))
+    game.points = list(pos.points)
+    game.last_winner = pos.last_winner
+    return game
+
+
+def core_rollout(pos: Compact, cards: Play, base: gunzi_rule.Memory, kitty_public: bool
+                 ) -> Outcome:
+    """Play ``cards`` for the seat to act in ``pos``, then the rest of the hand with the
+    rule bot's play on the play core (:mod:`gunzi.core.gunzi_rule`), every seat seeing
+    what it would see (the kitty: the dealer, and everyone if ``kitty_public``);
+    ``base`` is :func:`core_memory` of ``pos`` (not changed)."""
+    game = core_game(pos)
+    mem = base.copy()
+    mem.kitty_public = kitty_public
+    kitty = [0] * NUM_TYPES
+    for c in pos.kitty:
+        kitty[c] += 1
+    mem.set_kitty(kitty)
+    mem.note_play(game, cards)
+    game.play(cards)
+    gunzi_rule.play_out(game, mem)
+    end = pos.copy()
+    end.points = list(game.points)
+    end.last_winner = game.last_winner
+    return end.outcome()
 
 
 def engine_rollout(match: Any, params: Any = None) -> dict[str, Any]:

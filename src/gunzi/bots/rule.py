@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 
 from gunzi.bots.base import Bot, Decision
+from gunzi.bots.core_play import core_play
 from gunzi.bots.rule_core import Params, order_of, table_from_decision
 from gunzi.bots.rule_play import rule_play
 from gunzi.bots.rule_setup import (
@@ -37,6 +38,7 @@ from gunzi.bots.rule_setup import (
 )
 from gunzi.engine import actions as A
 from gunzi.engine.actions import Action, Kind
+from gunzi.engine.variant import variant_of
 
 
 class RuleBot(Bot):
@@ -53,13 +55,18 @@ class RuleBot(Bot):
         partner_bury_joker: bool = True,
         declare_bias: float = 0.0,
         void_weight: float = 1.0,
+        core: bool = False,
     ) -> None:
+        """``core``: make 打滚子 card plays with the play core's copy of the card play
+        (:mod:`gunzi.bots.core_play`, the search bot's rollout policy; same plays, default
+        weights only)."""
         self.params = params or Params()
         self.grab_big_joker = grab_big_joker
         self.bury_big_joker = bury_big_joker
         self.partner_bury_joker = partner_bury_joker
         self.declare_bias = declare_bias  # more (less) reluctant to declare when positive
         self.void_weight = void_weight  # how much a void made by burying is worth
+        self.core = core
         self.fallbacks = 0  # decisions where the built action was not legal
         self.fallback_reasons: list[str] = []
 
@@ -89,6 +96,8 @@ class RuleBot(Bot):
                 view, d.hand, d.rules, seat, d.actions, self.grab_big_joker, self.declare_bias
             )
         if kind is Kind.PLAY:
+            if self.core and variant_of(d.rules).same_card_leads:
+                return A.play(seat, core_play(d))
             return A.play(seat, rule_play(table_from_decision(d), self.params))
         odds = setup_odds(view, d.hand, d.rules, seat, order_of(view, d.rules))
         if kind is Kind.TRIBUTE:

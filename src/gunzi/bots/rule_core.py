@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gunzi.core.gunzi_rule import p_at_least
 from gunzi.engine.cards import NAMES, NUM_TYPES, POINTS, RANKS, SUITS, Card
 from gunzi.engine.order import TRUMP, Order, order_for
 from gunzi.engine.rules import Ruleset
@@ -135,18 +136,6 @@ def table_from_match(match: Match, seat: int) -> Table:
 
 
 # --------------------------------------------------------------------------- odds
-
-
-def _p_at_least(u: int, k: int, p: float) -> float:
-    """P(Binomial(u, p) >= k) for u <= 3."""
-    if u < k:
-        return 0.0
-    q = 1.0 - p
-    if k == 1:
-        return 1.0 - q**u
-    if k == 2:
-        return p * p if u == 2 else 3 * p * p * q + p**3
-    return p**3
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +295,7 @@ class Odds:
                         break
                     u = unseen[c]
                     if u >= size:
-                        q *= 1.0 - _p_at_least(u, size, sh)
+                        q *= 1.0 - p_at_least(u, size, sh)
                 out = 1.0 - q
         self._group[key] = out
         return out
