@@ -37,7 +37,7 @@ def main() -> int:
         capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "build" / "fast")},
     ).stdout.strip()
-    if probe.endswith(".py"):
+    if probe.endswith(".py") or not list((ROOT / "build/fast/gunzi/core").glob("classic_play*.so")):
         print(f"build/fast is not compiled ({probe}); run `make fast` first")
         return 1
     bad = 0
@@ -45,9 +45,11 @@ def main() -> int:
         same = run(rules, seed, False) == run(rules, seed, True)
         print(f"{rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
         bad += not same
-    same = run("gunzi", 5, False, "--workers", "1") == run("gunzi", 5, True, "--workers", "1")
-    print(f"play core seed 5: {'same' if same else 'DIFFERENT'}")
-    bad += not same
+    for rules, seed in (("gunzi", 5), ("classic-1", 6), ("classic-2", 7), ("classic-3", 8)):
+        same = run(rules, seed, False, "--workers", "1") == run(rules, seed, True, "--workers",
+                                                                "1")
+        print(f"play core {rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
+        bad += not same
     return 1 if bad else 0
 
 

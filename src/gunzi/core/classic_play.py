@@ -455,10 +455,10 @@ class ClassicPlay(TrickState):
 
     def _end_trick(self) -> int:
         if self.lead_size:  # one id led: only one id played as often can win (Rules U, W)
-            best = self._same_id_winner(self.t.cls, self.t.pow)
+            winner = self._end_same_id(self.t.cls, self.t.pow)
         else:
             best = CT.trick_winner(self.lead_shape(), self.trick, self.order, self.pol)
-        winner = self._settle(best)
+            winner = self._settle(best, self._trick_points())
         self._clear_lead()
         return winner
 

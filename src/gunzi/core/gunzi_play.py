@@ -156,7 +156,7 @@ class GunziPlay(TrickState):
         return self._end_trick()
 
     def _end_trick(self) -> int:
-        return self._settle(self._same_id_winner(self.cls, self.pow))
+        return self._end_same_id(self.cls, self.pow)
 
 
 _TABLES: dict[Order, tuple[list[int], list[int], list[list[int]]]] = {}

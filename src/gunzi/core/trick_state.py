@@ -68,23 +68,25 @@ class TrickState:
         base = seat * NT
         return self.h[base:base + NT]
 
-    def _same_id_winner(self, cls: list[int], pw: list[int]) -> int:
-        """The winning play's index when the lead is one card id (once, twice or three
-        times): only a play of one id can beat it, by a higher power in the winning class
-        or as the first trump on a side suit (A7, Part B Rules U and W)."""
+    def _end_same_id(self, cls: list[int], pw: list[int]) -> int:
+        """Settle a full trick led by one card id (once, twice or three times): only a play
+        of one id can beat it, by a higher power in the winning class or as the first
+        trump on a side suit (A7; Part B Rules U and W). Returns the winner's seat."""
         trick = self.trick
         led = self.led
         best = 0
         bc = led
         bp = pw[trick[0][0]]
-        for i in range(1, 4):
+        pts = 0
+        for i in range(4):  # one pass: the points and the winner
             p = trick[i]
             f = p[0]
             same = True
             for c in p:
+                pts += _PTS[c]
                 if c != f:
                     same = False
-            if not same:
+            if i == 0 or not same:
                 continue
             c = cls[f]
             if c == bc:
@@ -95,15 +97,18 @@ class TrickState:
                 best = i
                 bc = c
                 bp = pw[f]
-        return best
+        return self._settle(best, pts)
 
-    def _settle(self, best: int) -> int:
-        """Give the full trick's points to the team of the play at ``best`` and let its
-        seat lead next; returns that seat."""
+    def _trick_points(self) -> int:
         pts = 0
         for p in self.trick:
             for c in p:
                 pts += _PTS[c]
+        return pts
+
+    def _settle(self, best: int, pts: int) -> int:
+        """Give the full trick's points ``pts`` to the team of the play at ``best`` and let
+        its seat lead next; returns that seat."""
         winner = self.trick_seats[best]
         self.points[winner % 2] += pts
         self.last_winner = winner
