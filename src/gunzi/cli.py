@@ -319,7 +319,8 @@ def bench(
     hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
     core_hands: Annotated[int, typer.Option(
-        min=1, help="Random 打滚子 play phases for the play core's figure")] = 2000,
+        min=1, help="Random play phases (打滚子, then classic-2) for the play cores' figures")
+    ] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
 ) -> None:
