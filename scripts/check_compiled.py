@@ -2,7 +2,8 @@
 like the source.
 
 Runs `gunzi simulate` (and `simulate --workers`, on the core) with the same seeds on both
-and compares every figure but timing and which build ran.
+and compares every figure but timing and which build ran; then the play cores' outcomes
+hand by hand, every trick winner included.
 Usage: python scripts/check_compiled.py  (after `make fast`)
 """
 
@@ -31,13 +32,28 @@ def run(rules: str, seed: int, compiled: bool, *extra: str) -> dict[str, object]
     return {k: v for k, v in data.items() if k not in TIMING}
 
 
+# Every outcome (points, trick winners, failed throws, kitty multiplier) of a core batch.
+OUTCOMES = ("import sys; from gunzi.core.batch import simulate; from gunzi.engine.rules import "
+            "preset; print(repr(simulate(80, int(sys.argv[2]), records=True, "
+            "rules=preset(sys.argv[1]))))")
+
+
+def outcomes(rules: str, seed: int, compiled: bool) -> str:
+    env = dict(os.environ)
+    if compiled:
+        env["PYTHONPATH"] = str(ROOT / "build" / "fast")
+    return subprocess.run([sys.executable, "-c", OUTCOMES, rules, str(seed)], check=True,
+                          capture_output=True, text=True, env=env, cwd=ROOT).stdout
+
+
 def main() -> int:
     probe = subprocess.run(
         [sys.executable, "-c", "import gunzi.engine.match as m; print(m.__file__)"],
         capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "build" / "fast")},
     ).stdout.strip()
-    if probe.endswith(".py") or not list((ROOT / "build/fast/gunzi/core").glob("classic_play*.so")):
+    cores = ROOT / "build" / "fast" / "gunzi" / "core"
+    if probe.endswith(".py") or not list(cores.glob("classic_play*.so")):
         print(f"build/fast is not compiled ({probe}); run `make fast` first")
         return 1
     bad = 0
@@ -49,6 +65,9 @@ def main() -> int:
         same = run(rules, seed, False, "--workers", "1") == run(rules, seed, True, "--workers",
                                                                 "1")
         print(f"play core {rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
+        bad += not same
+        same = outcomes(rules, seed, False) == outcomes(rules, seed, True)
+        print(f"play core {rules} seed {seed}, hand by hand: {'same' if same else 'DIFFERENT'}")
         bad += not same
     return 1 if bad else 0
 
