@@ -14,7 +14,7 @@ from itertools import islice
 
 import pytest
 
-from gunzi.core.classic_play import ClassicPlay, play_random, start
+from gunzi.core.classic_play import ClassicPlay, play_random, random_deal, start
 from gunzi.engine import classic_tricks as CT
 from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.match import Match
@@ -191,3 +191,19 @@ def test_random_play_draws_from_the_engines_distribution() -> None:
         assert _spread(mine, theirs) < 1.5 * _spread(again, theirs) + 0.01
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("options", [{}, {"tractor_min_length": 3}, {"triple_tractors": False}])
+def test_tractors_are_counted_as_listed(options: dict[str, object]) -> None:
+    """The random lead counts the tractors without building them (the draw needs only
+    their number): the count equals the listed tractors, on many classic-3 hands."""
+    rules = preset("classic-3").replace(**options)
+    found = 0
+    for seed in range(200):
+        game = random_deal(random.Random(seed), 3, 39, policy_of(rules))
+        listed: list[tuple[int, ...]] = []
+        count = game._tractors(game.turn * 54, listed)
+        assert count == len(listed) == game._tractors(game.turn * 54, None)
+        assert len(set(listed)) == count
+        found += count
+    assert found > 5

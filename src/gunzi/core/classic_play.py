@@ -149,12 +149,13 @@ class ClassicPlay(TrickState):
         return shape
 
     # -------------------------------------------------------------- leads
-    def _tractors(self, base: int) -> list[tuple[int, ...]]:
-        """The tractors the seat at ``base`` can lead, in ``legal_leads``' order."""
+    def _tractors(self, base: int, out: list[tuple[int, ...]] | None) -> int:
+        """How many tractors the seat at ``base`` can lead; appends them to ``out`` (when
+        given) in ``legal_leads``' order."""
         h = self.h
         pol = self.pol
         tmin = pol.tractor_min
-        out: list[tuple[int, ...]] = []
+        n = 0
         for size in (2, 3):
             if size == 3 and not pol.triple_tractors:
                 break
@@ -179,11 +180,11 @@ class ClassicPlay(TrickState):
                         run.append(ok)
                     else:
                         if len(run) >= 2:
-                            _run_tractors(run, size, tmin, out)
+                            n += _run_tractors(run, size, tmin, out)
                         run = [ok] if ok else []
                     if ok:
                         last = p
-        return out
+        return n
 
     def units(self) -> list[tuple[int, ...]]:
         """The single-unit leads of the seat to act (singles, pairs, triples, tractors)."""
@@ -194,7 +195,7 @@ class ClassicPlay(TrickState):
             for c in range(NT):
                 if h[base + c] >= size:
                     out.append((c,) * size)
-        out.extend(self._tractors(base))
+        self._tractors(base, out)
         return out
 
     def _is_unit(self, ids: list[int], ks: list[int]) -> bool:
@@ -275,14 +276,16 @@ class ClassicPlay(TrickState):
                     n2 += 1
                     if k >= 3:
                         n3 += 1
-        tractors = self._tractors(base) if n2 >= self.pol.tractor_min else []
-        r = int(rng.random() * (n1 + n2 + n3 + len(tractors)))
+        n_tr = self._tractors(base, None) if n2 >= self.pol.tractor_min else 0
+        r = int(rng.random() * (n1 + n2 + n3 + n_tr))
         for size in (1, 2, 3):
             for c in range(NT):
                 if h[base + c] >= size:
                     if r == 0:
                         return (c,) * size
                     r -= 1
+        tractors: list[tuple[int, ...]] = []  # built only when one is drawn
+        self._tractors(base, tractors)
         return tractors[r]
 
     # ------------------------------------------------------------ follows
@@ -468,10 +471,19 @@ class ClassicPlay(TrickState):
 
 
 def _run_tractors(run: list[list[int]], size: int, tmin: int,
-                  out: list[tuple[int, ...]]) -> None:
-    """Every tractor inside one maximal run (each step: the ids held >= size), in the
-    engine's order: by start, then length, then the choice among equal-power ids."""
+                  out: list[tuple[int, ...]] | None) -> int:
+    """How many tractors one maximal run holds (each step: the ids held >= size); appends
+    them to ``out`` (when given) in the engine's order: by start, then length, then the
+    choice among equal-power ids."""
+    n = 0
     for start in range(len(run) - tmin + 1):
+        ways = 1
+        for k in range(1, len(run) - start + 1):
+            ways *= len(run[start + k - 1])  # choices of ids for the first k steps
+            if k >= tmin:
+                n += ways
+        if out is None:
+            continue
         for k in range(tmin, len(run) - start + 1):
             choice = [0] * k
             while True:
@@ -484,6 +496,7 @@ def _run_tractors(run: list[list[int]], size: int, tmin: int,
                 if i < 0:
                     break
                 choice[i] += 1
+    return n
 
 
 def start(hands: list[list[int]], order: Order, leader: int, pol: Policy) -> ClassicPlay:
