@@ -7,7 +7,7 @@ FAST := build/fast
 FAST_MODULES := cards order gunzi_tricks classic_tricks state variant machine draw tribute kitty jokers play hand_end match legal actions events scoring errors rules
 # The play core (src/gunzi/core), compiled the same way (batch.py stays Python: its
 # outcomes cross process boundaries by pickle, which mypyc classes do not support).
-CORE_MODULES := gunzi_play gunzi_rule
+CORE_MODULES := trick_state gunzi_play gunzi_rule classic_play
 YARDSTICK := build/yardstick
 
 $(STAMP): pyproject.toml

@@ -2,7 +2,8 @@
 like the source.
 
 Runs `gunzi simulate` (and `simulate --workers`, on the core) with the same seeds on both
-and compares every figure but timing and which build ran; then plays seeded random deals
+and compares every figure but timing and which build ran; then the play cores' outcomes
+hand by hand, every trick winner included; then plays seeded random deals
 to the end with the rule bot's card play on the core (gunzi.core.gunzi_rule, the search
 bot's rollout policy) on both and compares every play.
 Usage: python scripts/check_compiled.py  (after `make fast`)
@@ -61,13 +62,28 @@ def rule_plays(compiled: bool) -> dict[str, object]:
     return data
 
 
+# Every outcome (points, trick winners, failed throws, kitty multiplier) of a core batch.
+OUTCOMES = ("import sys; from gunzi.core.batch import simulate; from gunzi.engine.rules import "
+            "preset; print(repr(simulate(80, int(sys.argv[2]), records=True, "
+            "rules=preset(sys.argv[1]))))")
+
+
+def outcomes(rules: str, seed: int, compiled: bool) -> str:
+    env = dict(os.environ)
+    if compiled:
+        env["PYTHONPATH"] = str(ROOT / "build" / "fast")
+    return subprocess.run([sys.executable, "-c", OUTCOMES, rules, str(seed)], check=True,
+                          capture_output=True, text=True, env=env, cwd=ROOT).stdout
+
+
 def main() -> int:
     probe = subprocess.run(
         [sys.executable, "-c", "import gunzi.engine.match as m; print(m.__file__)"],
         capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "build" / "fast")},
     ).stdout.strip()
-    if probe.endswith(".py"):
+    cores = ROOT / "build" / "fast" / "gunzi" / "core"
+    if probe.endswith(".py") or not list(cores.glob("classic_play*.so")):
         print(f"build/fast is not compiled ({probe}); run `make fast` first")
         return 1
     bad = 0
@@ -75,9 +91,14 @@ def main() -> int:
         same = run(rules, seed, False) == run(rules, seed, True)
         print(f"{rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
         bad += not same
-    same = run("gunzi", 5, False, "--workers", "1") == run("gunzi", 5, True, "--workers", "1")
-    print(f"play core seed 5: {'same' if same else 'DIFFERENT'}")
-    bad += not same
+    for rules, seed in (("gunzi", 5), ("classic-1", 6), ("classic-2", 7), ("classic-3", 8)):
+        same = run(rules, seed, False, "--workers", "1") == run(rules, seed, True, "--workers",
+                                                                "1")
+        print(f"play core {rules} seed {seed}: {'same' if same else 'DIFFERENT'}")
+        bad += not same
+        same = outcomes(rules, seed, False) == outcomes(rules, seed, True)
+        print(f"play core {rules} seed {seed}, hand by hand: {'same' if same else 'DIFFERENT'}")
+        bad += not same
     pure, fast = rule_plays(False), rule_plays(True)
     same = pure["plays"] == fast["plays"] and fast["compiled"] is True
     print(f"rule play on the core, 60 deals: {'same' if same else 'DIFFERENT'}")

@@ -574,6 +574,7 @@ def test_bench_json() -> None:
     searched = pure["search_rollouts_per_cpu_second"]
     assert set(searched) == {"search", "rollouts"}
     assert all(searched[w][p] > 0 for w in searched for p in ("core", "rule"))
+    assert pure["core_classic2_play_phases_per_cpu_second"] > 0
     if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
         assert 0 < pure["api_ratio"] < pure["core_ratio"]
         assert pure["search_rollout_ratio"]["rollouts"]["core"] > 0
@@ -585,8 +586,27 @@ def test_simulate_workers_plays_on_the_core_with_the_same_outcomes() -> None:
     assert one["hands"] == two["hands"] == 30
     assert one["mean_points"] == two["mean_points"]
     assert 0 < sum(one["mean_points"]) <= 300  # three decks hold 300 points, some in the kitty
-    refused = invoke("simulate", "--workers", "2", "--rules", "classic-2")
+    refused = invoke("simulate", "--workers", "2", "--rules", "quoridor-2")
     assert refused.exit_code == 2 and "--workers" in flat(refused.output)
+    refused = invoke("simulate", "--workers", "2", "-o", "follow=live")
+    assert refused.exit_code == 2 and "-o" in flat(refused.output)
+
+
+def test_simulate_workers_plays_classic_on_the_classic_core() -> None:
+    args = ("simulate", "--rules", "classic-2", "--hands", "24", "--seed", "3", "--json")
+    one = run_json(*args, "--workers", "1")
+    two = run_json(*args, "--workers", "2")
+    assert one["rules"] == "classic-2" and one["hands"] == 24
+    assert {k: v for k, v in one.items() if k not in ("seconds", "hands_per_second",
+                                                      "workers")} == \
+        {k: v for k, v in two.items() if k not in ("seconds", "hands_per_second", "workers")}
+    assert 0 < sum(one["mean_points"]) <= 200 and one["mean_kitty_multiplier"] >= 2
+    assert one["overrides"] == {}
+    power = run_json(*args, "--workers", "1", "-o", "kitty_multiplier=power")
+    assert power["overrides"] == {"kitty_multiplier": "power"}
+    assert power["mean_points"] == one["mean_points"]  # Rule K changes no trick
+    bad = invoke("simulate", "--rules", "classic-2", "--workers", "1", "-o", "decks=7")
+    assert bad.exit_code == 2
 
 
 def test_demo_plays_a_hand() -> None:

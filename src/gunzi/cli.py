@@ -202,8 +202,9 @@ def simulate(
                        ] = False,
     option: OptionOpt = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Play random 打滚子 play phases on the play core, in this many processes "
-                    "(same seed, same outcomes for any count)")] = None,
+        min=1, help="Play random play phases (random deals) on the play core, in this many "
+                    "processes (same seed, same outcomes for any count); -o sets classic "
+                    "trick options")] = None,
 ) -> None:
     """Random legal players make every decision; print the figures.
 
@@ -213,10 +214,10 @@ def simulate(
     except GunziError as exc:
         _refuse(exc)
     if workers is not None:
-        if rules != "gunzi" or option or records_dir is not None:
-            _refuse(GunziError("--workers plays random 打滚子 play phases on the play core: "
-                               "--rules gunzi only, without -o or --records"))
-        out = perf.core_simulate(hands, seed, workers)
+        if presets.is_board(rules) or (rules == "gunzi" and option) or records_dir is not None:
+            _refuse(GunziError("--workers plays random play phases on the play core: card "
+                               "presets only, without --records (-o: classic presets only)"))
+        out = perf.core_simulate(_rules(rules, option), hands, seed, workers)
     elif presets.is_board(rules):
         out = _simulate_board(rules, hands, seed, records_dir, as_json, option)
     else:
@@ -318,7 +319,8 @@ def bench(
     hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the random players")] = 1,
     core_hands: Annotated[int, typer.Option(
-        min=1, help="Random 打滚子 play phases for the play core's figure")] = 2000,
+        min=1, help="Random play phases (打滚子, then classic-2) for the play cores' figures")
+    ] = 2000,
     search_decisions: Annotated[int, typer.Option(
         min=0, help="Endgame 打滚子 decisions for the search-rollout figures (0: none)")
     ] = perf.SEARCH_DECISIONS,

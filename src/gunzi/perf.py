@@ -133,6 +133,9 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
     t = time.process_time()
     batch.simulate(core_hands, seed)
     core = _per_cpu_second(core_hands, t)
+    t = time.process_time()
+    batch.simulate(core_hands, seed, rules=preset("classic-2"))
+    core_classic = _per_cpu_second(core_hands, t)
     tracemalloc.start()
     kept = batch.simulate(200, seed, records=True)  # outcomes with their trick winners
     kept_bytes = tracemalloc.get_traced_memory()[0] / len(kept)
@@ -157,7 +160,8 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
         "api_hands_per_cpu_second": api,
-        "core_play_phases_per_cpu_second": core,  # 打滚子 (the core's only game so far)
+        "core_play_phases_per_cpu_second": core,  # 打滚子
+        "core_classic2_play_phases_per_cpu_second": core_classic,
         "core_outcome_bytes_kept": round(kept_bytes),
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
@@ -170,7 +174,8 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
 def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int, search: int
                       ) -> dict[str, Any] | None:
     """:func:`figures` in a child process on the mypyc build, if ``make fast`` made one."""
-    if not any((FAST / "gunzi" / "core").glob("gunzi_play*.so")):
+    core = FAST / "gunzi" / "core"
+    if not any(core.glob("gunzi_play*.so")) or not any(core.glob("classic_play*.so")):
         return None
     env = {**os.environ, "PYTHONPATH": str(FAST)}
     out = subprocess.run(
@@ -181,14 +186,14 @@ def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int, search
     return data
 
 
-def core_simulate(hands: int, seed: int, workers: int) -> dict[str, Any]:
+def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[str, Any]:
     """The figures `gunzi simulate --workers K` prints: random play phases on the core."""
     t = time.perf_counter()
-    outcomes = batch.simulate(hands, seed, workers)
+    outcomes = batch.simulate(hands, seed, workers, rules=rules)
     seconds = time.perf_counter() - t
     n = len(outcomes) or 1
-    return {
-        "rules": "gunzi",
+    out: dict[str, Any] = {
+        "rules": rules.name,
         "what": "random play phases on the play core (random deal, level, trump, leader)",
         "core": active_core(),
         "seed": seed,
@@ -200,6 +205,12 @@ def core_simulate(hands: int, seed: int, workers: int) -> dict[str, Any]:
         "last_trick_team0_rate": round(sum(1 for o in outcomes if o.last_winner % 2 == 0) / n,
                                        4),
     }
+    if not rules.is_gunzi:
+        base = preset(rules.name).options()
+        out["overrides"] = {k: v for k, v in rules.options().items() if base.get(k) != v}
+        out["failed_throws"] = sum(o.failed_throws for o in outcomes)
+        out["mean_kitty_multiplier"] = round(sum(o.kitty_multiplier for o in outcomes) / n, 3)
+    return out
 
 
 def report(rules: Ruleset, hands: int, core_hands: int, seed: int,
@@ -222,6 +233,8 @@ def report(rules: Ruleset, hands: int, core_hands: int, seed: int,
             for what, per in fig.get("search_rollouts_per_cpu_second", {}).items():
                 fig.setdefault("search_rollout_ratio", {})[what] = {
                     k: round(v / c, 4) for k, v in per.items()}
+            fig["core_classic2_ratio"] = round(
+                fig["core_classic2_play_phases_per_cpu_second"] / c, 4)
     out.update(builds)
     return out
 

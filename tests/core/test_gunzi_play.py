@@ -7,10 +7,11 @@ import random
 import pytest
 
 from gunzi.core.gunzi_play import play_random, start
-from gunzi.core.replay import replay_into
 from gunzi.engine.actions import Kind
-from gunzi.engine.match import Match, Phase
+from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset, preset
+
+from .positions import replay_random, to_play
 
 VARIANTS = [
     {"follow": "dead"},
@@ -18,17 +19,6 @@ VARIANTS = [
     {"follow": "dead", "permanent_twos": False},
     {"follow": "live", "permanent_twos": False},
 ]
-
-
-def _to_play(match: Match, rng: random.Random) -> bool:
-    """Random legal actions until the play phase starts; False if the match ended first."""
-    while match.phase is not Phase.PLAY:
-        if match.is_over:
-            return False
-        seat = match.to_act
-        assert seat is not None
-        match.apply(match.legal_actions(seat).sample(rng))
-    return True
 
 
 def _check_hand(match: Match, rng: random.Random) -> None:
@@ -70,7 +60,7 @@ def test_core_agrees_with_engine(variant: dict[str, object]) -> None:
         rng = random.Random(seed)
         match = Match(rules, random.Random(seed * 7919 + 1))
         for _ in range(15):
-            if not _to_play(match, rng):
+            if not to_play(match, rng):
                 break
             _check_hand(match, rng)
             hands += 1
@@ -80,7 +70,7 @@ def test_core_agrees_with_engine(variant: dict[str, object]) -> None:
 
 def test_random_playout_is_reproducible_and_complete() -> None:
     match = Match(preset("gunzi"), random.Random(3))
-    assert _to_play(match, random.Random(4))
+    assert to_play(match, random.Random(4))
     total = sum(sum(h) for h in match.hands)
     games = [play_random(start(match.hands, match.order, match.leader, False),
                          random.Random(9)) for _ in range(2)]
@@ -96,7 +86,7 @@ def test_pick_is_the_listed_play_at_that_fraction() -> None:
     """pick(u) skips listing for leads and single follows; it must equal legal()[int(u*n)]."""
     rng = random.Random(8)
     match = Match(preset("gunzi").replace(follow="live"), random.Random(8))
-    assert _to_play(match, rng)
+    assert to_play(match, rng)
     checked = 0
     for _ in range(30):
         game = start(match.hands, match.order, int(rng.random() * 4), bool(_ % 2))
@@ -116,15 +106,6 @@ def test_random_core_games_replay_through_the_engine(follow: str) -> None:
     for seed in range(25):
         rng = random.Random(seed)
         match = Match(preset("gunzi").replace(follow=follow), random.Random(seed + 100))
-        assert _to_play(match, rng)
+        assert to_play(match, rng)
         game = start(match.hands, match.order, match.leader, match.live)
-        game.log = []
-        twin = game.clone()
-        play_random(game, random.Random(seed))
-        assert twin.log == [] and twin.cards_left > 0  # the clone kept its own state
-        done = len(match.results)
-        replay_into(match, game)
-        assert len(match.results) == done + 1
-        result = match.results[-1]
-        assert result["trick_points"] == game.points[result["attackers"]]
-        assert result["kou"] == (game.last_winner % 2 == result["attackers"])
+        replay_random(match, game, play_random, random.Random(seed))

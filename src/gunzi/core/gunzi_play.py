@@ -14,82 +14,37 @@ from __future__ import annotations
 
 import random
 
-from gunzi.engine.cards import NUM_TYPES, POINTS
+from gunzi.core.trick_state import TrickState
+from gunzi.engine.cards import NUM_TYPES
 from gunzi.engine.gunzi_tricks import choose
-from gunzi.engine.order import TRUMP, Order, order_for
+from gunzi.engine.order import Order, order_for
 
 NT = NUM_TYPES
-_PTS: list[int] = list(POINTS)
 # Plays of one card id repeated 1, 2, 3 times, built once: listing shares them.
 _ONE: list[tuple[int, ...]] = [(c,) for c in range(NT)]
 _TWO: list[tuple[int, ...]] = [(c, c) for c in range(NT)]
 _THREE: list[tuple[int, ...]] = [(c, c, c) for c in range(NT)]
 
 
-class GunziPlay:
+class GunziPlay(TrickState):
     """One hand's play phase; seat ``turn`` acts next, ``cards_left`` reaches 0 at the end."""
 
-    __slots__ = (
-        "cards_left",
-        "cls",
-        "h",
-        "last_play",
-        "last_winner",
-        "lead_n",
-        "led",
-        "live",
-        "log",
-        "members",
-        "points",
-        "pow",
-        "trick",
-        "trick_seats",
-        "turn",
-        "winners",
-    )
+    __slots__ = ("cls", "live", "members", "pow")
 
     def __init__(self, h: list[int], cls: list[int], power: list[int],
                  members: list[list[int]], leader: int, live: bool, cards_left: int) -> None:
         """A position from flat counts and tables; :func:`start` builds one from hands."""
-        self.h = h
+        super().__init__(h, leader, cards_left)
         self.cls = cls  # read-only tables, shared by clones
         self.pow = power
         self.members = members
         self.live = live
-        self.turn = leader
-        self.trick: list[tuple[int, ...]] = []
-        self.trick_seats: list[int] = []
-        self.lead_n = 0
-        self.led = -1
-        self.points = [0, 0]
-        self.last_winner = -1
-        self.last_play: tuple[int, ...] = ()
-        self.winners: list[int] = []  # trick winners in order (the record of the outcome)
-        self.cards_left = cards_left  # cards each seat still holds
-        # Every play in order, as (seat, cards), when asked for (records, replays).
-        self.log: list[tuple[int, tuple[int, ...]]] | None = None
 
     def clone(self) -> GunziPlay:
         new = GunziPlay(list(self.h), self.cls, self.pow, self.members, self.turn, self.live,
                         self.cards_left)
-        new.trick = list(self.trick)
-        new.trick_seats = list(self.trick_seats)
-        new.lead_n = self.lead_n
-        new.led = self.led
-        new.points = list(self.points)
-        new.last_winner = self.last_winner
-        new.last_play = self.last_play
-        new.winners = list(self.winners)
-        new.log = None if self.log is None else list(self.log)
+        self._copy_to(new)
         return new
-
-    @property
-    def is_over(self) -> bool:
-        return self.cards_left <= 0
-
-    def hand(self, seat: int) -> list[int]:
-        base = seat * NT
-        return self.h[base:base + NT]
 
     # -------------------------------------------------------------- listing
     def legal(self) -> list[tuple[int, ...]]:
@@ -201,43 +156,7 @@ class GunziPlay:
         return self._end_trick()
 
     def _end_trick(self) -> int:
-        trick = self.trick
-        cls = self.cls
-        pw = self.pow
-        led = self.led
-        best = 0
-        bc = led
-        bp = pw[trick[0][0]]
-        pts = 0
-        for i in range(4):
-            p = trick[i]
-            f = p[0]
-            same = True
-            for c in p:
-                pts += _PTS[c]
-                if c != f:
-                    same = False
-            if i == 0 or not same:
-                continue
-            c = cls[f]
-            if c == bc:
-                if pw[f] > bp:
-                    best = i
-                    bp = pw[f]
-            elif c == TRUMP and led != TRUMP:
-                best = i
-                bc = c
-                bp = pw[f]
-        winner = self.trick_seats[best]
-        self.points[winner % 2] += pts
-        self.last_winner = winner
-        self.last_play = trick[best]
-        self.winners.append(winner)
-        self.cards_left -= self.lead_n
-        self.trick = []
-        self.trick_seats = []
-        self.turn = winner
-        return winner
+        return self._end_same_id(self.cls, self.pow)
 
 
 _TABLES: dict[Order, tuple[list[int], list[int], list[list[int]]]] = {}
