@@ -160,6 +160,31 @@ def pg_schema(prefix: str) -> Iterator[tuple[str, str, Engine]]:
         admin.dispose()
 
 
+REDIS_URL = os.environ.get("GUNZI_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def redis_or_skip() -> str:
+    """The Redis test server's URL; skips the test when it is unreachable."""
+    import pytest
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_timeout=2, socket_connect_timeout=2).ping()
+    except Exception:
+        pytest.skip(f"Redis at {REDIS_URL} is not reachable")
+    return REDIS_URL
+
+
+def drop_keys(prefix: str) -> None:
+    """Delete a test's Redis keys (its own prefix)."""
+    import redis
+
+    r = redis.Redis.from_url(REDIS_URL)
+    keys = list(r.scan_iter(f"{prefix}*"))
+    if keys:
+        r.delete(*keys)
+
+
 # ----------------------------------------------------------------- real server
 
 
@@ -387,3 +412,63 @@ async def make_table(http: httpx.AsyncClient, preset: str, *, max_hands: int = 0
         r = await http.post(f"/api/tables/{tid}/seats/{seat}", headers={"Cookie": cookie})
         r.raise_for_status()
     return tid, cookies
+
+
+class TcpProxy:
+    """A TCP forwarder to ``target`` on a free local port, in threads; :meth:`cut` drops
+    every connection and refuses new ones (a network partition for its clients)."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        import threading
+
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.cut_done = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                if self.cut_done:
+                    client.close()
+                    upstream.close()
+                    return
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self.lock:
+            self.cut_done = True
+            with contextlib.suppress(OSError):
+                self.listener.shutdown(socket.SHUT_RDWR)
+            self.listener.close()
+            for s in self.conns:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()

@@ -108,7 +108,7 @@ async def quickplay(request: Request, user: CurrentUser,
 @router.get("/tables/{table_id}/hint")
 async def hint(table_id: TableId, request: Request, user: CurrentUser) -> dict[str, Any]:
     """The bot's suggestion for your seat's current decision."""
-    table = live_table(hall_of(request), table_id)
+    table = await live_table(request, hall_of(request), table_id)
     try:
         action = await table.hint(table.seat_of(user.user_id))
     except TableError as exc:
