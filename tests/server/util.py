@@ -229,7 +229,7 @@ class ServerProc:
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          env=self.env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a loaded 2-core machine starts Python slowly
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
