@@ -188,6 +188,8 @@ def test_a_takeover_fences_the_old_owner_and_the_table_goes_on(
             assert ws.receive_json() == {"t": "moved", "node": "a"}
         r = b.get(f"/api/tables/{tid}", follow_redirects=False)
         assert r.status_code == 307 and r.headers["location"].endswith("?node=a")
+        _until(lambda: any(t["id"] == tid for t in b.get("/api/tables").json()["tables"]),
+               10, "b's lobby to list a's table")
         _until(lambda: _n_actions(admin, pg, tid) > 5, 30, "a's bots to play")
         # The lease runs out while a is not looking; b takes the table over.
         redis.Redis.from_url(redis_or_skip()).delete(f"{prefix}lease:{tid}")

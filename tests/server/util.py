@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from websockets.asyncio.client import ClientConnection, connect
 
+from gunzi.server.loadtest import post_as
 from gunzi.server.settings import Settings
 
 PG_URL = os.environ.get("GUNZI_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -305,11 +306,14 @@ class Player:
     on_ack: Any = None  # callback(player, cid, frame)
     closed_code: int | None = None
     pending: str | None = None  # an act sent and not acked yet: resent, same id, on reconnect
+    node: str | None = None  # several processes behind a proxy: the one to reach (?node=)
     resends: int = 0
 
     async def connect(self, last_seq: int | None) -> None:
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        url = f"{self.ws_base}/ws/tables/{self.table_id}" + ("?watch=1" if self.watch else "")
+        query = "&".join(q for q in ("watch=1" if self.watch else "",
+                                       f"node={self.node}" if self.node else "") if q)
+        url = f"{self.ws_base}/ws/tables/{self.table_id}" + (f"?{query}" if query else "")
         self.ws = await connect(url, additional_headers=headers, compression=None,
                                 max_size=2**24, open_timeout=20)
         self.hint_for = None
@@ -409,7 +413,7 @@ async def make_table(http: httpx.AsyncClient, preset: str, *, max_hands: int = 0
     r.raise_for_status()
     tid = r.json()["id"]
     for seat, cookie in enumerate(cookies):
-        r = await http.post(f"/api/tables/{tid}/seats/{seat}", headers={"Cookie": cookie})
+        r = await post_as(http, f"/api/tables/{tid}/seats/{seat}", cookie)
         r.raise_for_status()
     return tid, cookies
 

@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             h.cluster = cluster
             cluster.scans.append(h.take_free)
             cluster.drops.append(h.lost)
+            cluster.lobbies[h.lobby_kind] = h.public_tables
 
     async def stop_tables() -> list[str]:
         return [*await hall.stop_tables(), *await board_hall.stop_tables()]

@@ -14,6 +14,8 @@ and its fencing token. Here:
   takes those whose lease is free (:meth:`gunzi.server.halls.BaseHall.take_free`): the
   lease, then a bumped fencing token and the stored actions in one transaction, then the
   replay every restart does.
+- **Lobby.** With each scan every process publishes its public live tables to Redis; a
+  lobby list is this process's tables and the others' last published ones.
 - **Hand-over.** At SIGTERM the tables stop (each under its lock, so no commit is in
   flight), the leases are released and the sockets closed: their clients reconnect to
   another process, which takes the tables at once.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -66,6 +69,7 @@ class Cluster:
         self.closing = False
         self.scans: list[Callable[[], Awaitable[None]]] = []  # each hall's take_free
         self.drops: list[Callable[[str, str], None]] = []  # each hall's lost(table id, why)
+        self.lobbies: dict[str, Callable[[], list[dict[str, Any]]]] = {}  # kind -> tables
         self.tasks: list[asyncio.Task[Any]] = []
 
     # ------------------------------------------------------------------ leases
@@ -152,6 +156,24 @@ class Cluster:
     async def _scan(self) -> None:
         for scan in self.scans:
             await scan()
+        for kind, tables in self.lobbies.items():
+            await self.redis.hset(f"{self.settings.redis_prefix}lobby:{kind}", self.node,
+                                  json.dumps({"at": time.time(), "tables": tables()}))
+
+    async def lobby(self, kind: str) -> list[dict[str, Any]]:
+        """The public tables of one kind the other processes play, as they last published
+        them (every ``lease_scan`` s; a process silent for longer than a lease is left
+        out: it died, and its tables are listed again by whoever takes them)."""
+        got = await self.redis.hgetall(f"{self.settings.redis_prefix}lobby:{kind}")
+        fresh = time.time() - self.ttl
+        out: list[dict[str, Any]] = []
+        for node, raw in got.items():
+            if (node.decode() if isinstance(node, bytes) else node) == self.node:
+                continue
+            entry = json.loads(raw)
+            if entry["at"] >= fresh:
+                out += entry["tables"]
+        return out
 
     async def _every(self, period: float, step: Callable[[], Awaitable[None]]) -> None:
         while True:

@@ -134,6 +134,8 @@ def mark_started(session: Session, table_id: str, header: dict[str, Any],
 class BaseHall(Generic[T]):
     """Every live table of one kind in this server process."""
 
+    lobby_kind = "cards"  # its list's name among several processes (Cluster.lobby)
+
     def __init__(self, settings: Settings, store: db.Store, metrics: Metrics) -> None:
         self.settings = settings
         self.store = store
@@ -392,6 +394,21 @@ class BaseHall(Generic[T]):
 
     def public_tables(self) -> list[dict[str, Any]]:
         return [t.info() for t in self.tables.values() if t.public and t.status in LIVE]
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """The lobby's list: this process's public live tables and, with several processes,
+        the others' (as they last published them; Redis unreachable: ours only)."""
+        mine = self.public_tables()
+        if self.cluster is None:
+            return mine
+        try:
+            others = await self.cluster.lobby(self.lobby_kind)
+        except Exception as exc:
+            log.warning("lobby_read_failed", error=type(exc).__name__)
+            return mine
+        listed = {t["id"]: t for t in others}  # a table changing hands: listed once
+        listed.update((t["id"], t) for t in mine)
+        return list(listed.values())
 
     # ------------------------------------------------------------------ create
     def _check_room(self, who: Principal, quick: bool) -> None:

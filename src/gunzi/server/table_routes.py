@@ -83,7 +83,7 @@ def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[An
     @router.get("/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
         """Public tables that are open or playing (private ones are reached by id or code)."""
-        return {"tables": hall_of(request).public_tables()}
+        return {"tables": await hall_of(request).listing()}
 
     @router.get("/tables/{table_id}")
     async def get_table(table_id: TableId, request: Request) -> dict[str, Any]:
