@@ -188,6 +188,9 @@ def test_a_takeover_fences_the_old_owner_and_the_table_goes_on(
             assert ws.receive_json() == {"t": "moved", "node": "a"}
         r = b.get(f"/api/tables/{tid}", follow_redirects=False)
         assert r.status_code == 307 and r.headers["location"].endswith("?node=a")
+        code = a.post("/api/tables", json={"preset": "gunzi", "public": False}).json()["code"]
+        r = b.get(f"/api/tables/code/{code}", follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"].endswith("?node=a")
         _until(lambda: any(t["id"] == tid for t in b.get("/api/tables").json()["tables"]),
                10, "b's lobby to list a's table")
         _until(lambda: _n_actions(admin, pg, tid) > 5, 30, "a's bots to play")
