@@ -257,3 +257,16 @@ def test_a_partitioned_owner_stops_before_its_lease_expires(
         _until(lambda: direct.pttl(f"{prefix}lease:{tid}") < 0, ttl + 2, "the lease to expire")
         time.sleep(0.3)
         assert _n_actions(admin, pg, tid) == n, "no play after the table was dropped"
+
+
+def test_several_processes_need_postgresql_and_sane_lease_settings() -> None:
+    from gunzi.server.settings import from_env
+
+    with pytest.raises(ValueError, match="shared database"):
+        from_env(redis_url="redis://127.0.0.1:6379/0")  # SQLite is one process's file
+    pg = "postgresql+psycopg://u@h/db"
+    with pytest.raises(ValueError, match="lease_margin"):
+        from_env(redis_url="redis://h", database_url=pg, lease_ttl=2.0, lease_margin=1.5)
+    with pytest.raises(ValueError, match="node name"):
+        from_env(redis_url="redis://h", database_url=pg, node="a/b")
+    assert from_env(redis_url="redis://h", database_url=pg, node="p1").node_name == "p1"
