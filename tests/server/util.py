@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from websockets.asyncio.client import ClientConnection, connect
 
+from gunzi.server.loadtest import post_as
 from gunzi.server.settings import Settings
 
 PG_URL = os.environ.get("GUNZI_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -160,6 +161,31 @@ def pg_schema(prefix: str) -> Iterator[tuple[str, str, Engine]]:
         admin.dispose()
 
 
+REDIS_URL = os.environ.get("GUNZI_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def redis_or_skip() -> str:
+    """The Redis test server's URL; skips the test when it is unreachable."""
+    import pytest
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_timeout=2, socket_connect_timeout=2).ping()
+    except Exception:
+        pytest.skip(f"Redis at {REDIS_URL} is not reachable")
+    return REDIS_URL
+
+
+def drop_keys(prefix: str) -> None:
+    """Delete a test's Redis keys (its own prefix)."""
+    import redis
+
+    r = redis.Redis.from_url(REDIS_URL)
+    keys = list(r.scan_iter(f"{prefix}*"))
+    if keys:
+        r.delete(*keys)
+
+
 # ----------------------------------------------------------------- real server
 
 
@@ -204,7 +230,7 @@ class ServerProc:
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          env=self.env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a loaded 2-core machine starts Python slowly
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
@@ -280,11 +306,14 @@ class Player:
     on_ack: Any = None  # callback(player, cid, frame)
     closed_code: int | None = None
     pending: str | None = None  # an act sent and not acked yet: resent, same id, on reconnect
+    node: str | None = None  # several processes behind a proxy: the one to reach (?node=)
     resends: int = 0
 
     async def connect(self, last_seq: int | None) -> None:
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        url = f"{self.ws_base}/ws/tables/{self.table_id}" + ("?watch=1" if self.watch else "")
+        query = "&".join(q for q in ("watch=1" if self.watch else "",
+                                       f"node={self.node}" if self.node else "") if q)
+        url = f"{self.ws_base}/ws/tables/{self.table_id}" + (f"?{query}" if query else "")
         self.ws = await connect(url, additional_headers=headers, compression=None,
                                 max_size=2**24, open_timeout=20)
         self.hint_for = None
@@ -384,6 +413,66 @@ async def make_table(http: httpx.AsyncClient, preset: str, *, max_hands: int = 0
     r.raise_for_status()
     tid = r.json()["id"]
     for seat, cookie in enumerate(cookies):
-        r = await http.post(f"/api/tables/{tid}/seats/{seat}", headers={"Cookie": cookie})
+        r = await post_as(http, f"/api/tables/{tid}/seats/{seat}", cookie)
         r.raise_for_status()
     return tid, cookies
+
+
+class TcpProxy:
+    """A TCP forwarder to ``target`` on a free local port, in threads; :meth:`cut` drops
+    every connection and refuses new ones (a network partition for its clients)."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        import threading
+
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.cut_done = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                if self.cut_done:
+                    client.close()
+                    upstream.close()
+                    return
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self.lock:
+            self.cut_done = True
+            with contextlib.suppress(OSError):
+                self.listener.shutdown(socket.SHUT_RDWR)
+            self.listener.close()
+            for s in self.conns:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()

@@ -26,6 +26,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from gunzi.server import auth, board_api, lobby, pages, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
+from gunzi.server.cluster import Cluster
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
 from gunzi.server.limits import BodyLimit, Limits
@@ -57,8 +58,15 @@ SECURITY_HEADERS = {
 
 def configure_logging(settings: Settings) -> None:
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
+    node = settings.node_name if settings.redis_url else None
+
+    def name_node(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
+        event.setdefault("node", node)  # which process of the hall logged it
+        return event
+
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
+        *([name_node] if node else []),
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
@@ -89,6 +97,10 @@ def _same_origin(request: Request, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
+def _ping(session: Session) -> int:
+    return int(session.execute(text("SELECT 1")).scalar_one())
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or from_env()
     # One BLAS thread for the learned bots' matrix products (numpy is loaded with the first
@@ -97,23 +109,42 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # yourself to choose otherwise.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     configure_logging(settings)
-    metrics = Metrics()
+    metrics = Metrics(settings.node_name if settings.redis_url else None)
     store = Store(settings)
     accounts = Accounts(settings, store, metrics)
     hall = Hall(settings, store, metrics)
     board_hall = BoardHall(settings, store, metrics)
     accounts.on_revoke.append(hall.revoke_session)
     accounts.on_revoke.append(board_hall.revoke_session)
+    cluster = Cluster(settings, metrics) if settings.redis_url else None
+    if cluster is not None:
+        for h in (hall, board_hall):
+            h.cluster = cluster
+            cluster.scans.append(h.take_free)
+            cluster.drops.append(h.lost)
+            cluster.lobbies[h.lobby_kind] = h.public_tables
+
+    async def stop_tables() -> list[str]:
+        return [*await hall.stop_tables(), *await board_hall.stop_tables()]
+
+    async def hand_over() -> None:
+        if cluster is not None:
+            await cluster.hand_over(stop_tables)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hall.startup()
         await board_hall.startup()
+        if cluster is not None:
+            cluster.start()
         try:
             yield
         finally:
+            await hand_over()
             await board_hall.shutdown()
             await hall.shutdown()
+            if cluster is not None:
+                await cluster.close()
 
     app = FastAPI(title="Gunzi hall", version="1", lifespan=lifespan, docs_url="/api/docs",
                   redoc_url=None, openapi_url="/api/openapi.json")
@@ -124,6 +155,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.hall = hall
     app.state.board_hall = board_hall
     app.state.limits = Limits(settings)
+    app.state.cluster = cluster
+    app.state.hand_over = hand_over
 
     @app.middleware("http")
     async def guard(request: Request,
@@ -151,12 +184,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
-        def ping(session: Session) -> int:
-            return int(session.execute(text("SELECT 1")).scalar_one())
-
-        ok = await store.run(ping) == 1
+        ok = await store.run(_ping) == 1
         return {"ok": ok, "tables": len(hall.tables),
-                "db": "sqlite" if settings.is_sqlite else "postgresql"}
+                "db": "sqlite" if settings.is_sqlite else "postgresql",
+                **({} if cluster is None else {"node": cluster.node})}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        """Ready for traffic: the database answers and, with several processes, Redis too
+        and the leases are being renewed (a proxy's health check; 503 otherwise)."""
+        checks: dict[str, bool] = {}
+        try:
+            checks["db"] = await store.run(_ping) == 1
+        except Exception:
+            checks["db"] = False
+        if cluster is not None:
+            try:
+                checks["redis"] = bool(await cluster.redis.ping())
+            except Exception:
+                checks["redis"] = False
+            checks["leases"] = cluster.renewing
+        ready = all(checks.values())
+        body = {"ready": ready, **checks, "tables": len(hall.tables) + len(board_hall.tables),
+                **({} if cluster is None else {"node": cluster.node})}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     @app.get("/metrics")
     async def prometheus() -> Response:

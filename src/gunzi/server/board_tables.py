@@ -32,6 +32,8 @@ log = structlog.get_logger("gunzi.board")
 class BoardHall(TableHall):
     """Every live 步步为营 table of this server process."""
 
+    lobby_kind = "board"
+
     def _which(self) -> ColumnElement[bool]:
         return db.TableRow.preset.in_(tuple(PRESETS))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -52,6 +52,17 @@ def register(app: typer.Typer) -> None:
         sqlite_sync: Annotated[
             str | None, typer.Option(help="SQLite synchronous: FULL (default) or NORMAL")
         ] = None,
+        redis: Annotated[
+            str | None,
+            typer.Option(help="Redis URL, e.g. redis://127.0.0.1:6379/0: run as one of several "
+                              "processes of one hall (needs PostgreSQL; docs/deploy.md; "
+                              "env GUNZI_REDIS)"),
+        ] = None,
+        node: Annotated[
+            str | None,
+            typer.Option(help="This process's name among several (routes, logs, metrics; "
+                              "default host:port; env GUNZI_NODE)"),
+        ] = None,
         log_json: Annotated[bool, typer.Option(help="JSON log lines")] = False,
         log_level: Annotated[str, typer.Option(help="Log level")] = "info",
     ) -> None:
@@ -68,15 +79,27 @@ def register(app: typer.Typer) -> None:
             allowed_origins=tuple(allowed_origin) if allowed_origin else None,
             allowed_hosts=comma_list(allowed_hosts) if allowed_hosts else None,
             sqlite_synchronous=sqlite_sync, log_json=log_json or None, log_level=log_level,
+            redis_url=redis, node=node,
         )
         if settings.gc_gen0 > 0:
             gc.set_threshold(settings.gc_gen0, 20, 1000)
-        uvicorn.run(
-            create_app(settings), host=settings.host, port=settings.port,
+        app = create_app(settings)
+
+        class HallServer(uvicorn.Server):
+            """uvicorn, handing the tables over first at SIGTERM (several processes): the
+            leases are released before uvicorn closes the sockets, so the clients that
+            reconnect find another process free to take the tables at once."""
+
+            async def shutdown(self, sockets: Any = None) -> None:
+                await app.state.hand_over()
+                await super().shutdown(sockets)
+
+        HallServer(uvicorn.Config(
+            app, host=settings.host, port=settings.port,
             ws_max_size=settings.ws_max_size, ws_per_message_deflate=False,
             ws_ping_interval=20.0, ws_ping_timeout=20.0, log_level=settings.log_level,
             access_log=False, timeout_graceful_shutdown=5, lifespan="on",
-        )
+        )).run()
 
     @app.command()
     def loadtest(

@@ -27,6 +27,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Float,
     ForeignKey,
@@ -38,6 +39,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -94,6 +96,9 @@ class TableRow(Base):
     n_events: Mapped[int] = mapped_column(Integer, default=0)
     counter: Mapped[bool] = mapped_column(Boolean, default=True)  # 记牌器 allowed
     quick: Mapped[bool] = mapped_column(Boolean, default=False)  # made by quick play
+    # Fencing token (migration 0006): bumped by the process that takes the table over; its
+    # writes check it (:func:`check_fence`). Single-process halls leave it at 0.
+    fence: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class SeatRow(Base):
@@ -235,11 +240,18 @@ def make_engine(settings: Settings) -> Engine:
     return create_engine(url, pool_size=max(2, settings.db_threads), pool_pre_ping=True)
 
 
+MIGRATION_LOCK = 0x67756E7A69  # a PostgreSQL advisory lock key ("gunzi")
+
+
 def migrate(engine: Engine) -> None:
-    """Alembic ``upgrade head`` on this engine (programmatic; no alembic.ini needed)."""
+    """Alembic ``upgrade head`` on this engine (programmatic; no alembic.ini needed). On
+    PostgreSQL under an advisory lock held by the transaction: several processes starting
+    together on a fresh database migrate one after another, not into each other."""
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
 
@@ -328,6 +340,35 @@ def now() -> float:
 # ------------------------------------------------------------------ queries (sync)
 
 
+class Fenced(Exception):
+    """A write by a process that no longer owns the table: its fencing token is not the
+    table's (another process took the table over). Nothing of the transaction is kept."""
+
+
+def check_fence(session: Session, table_id: str, fence: int | None,
+                values: dict[str, Any] | None = None) -> None:
+    """The table row's update (``values``, if any) that also proves the writer still owns
+    the table: with a token, the row must hold that token, else :class:`Fenced`. It locks
+    the row until the transaction ends, so a takeover's bump (:func:`claim_fence`) waits
+    for a commit in flight and the commit after it sees the new token."""
+    if fence is None and not values:
+        return
+    stmt = update(TableRow).where(TableRow.id == table_id)
+    if fence is not None:
+        stmt = stmt.where(TableRow.fence == fence)
+    done = session.execute(stmt.values(**(values or {"fence": fence}))).rowcount  # type: ignore[attr-defined]
+    if fence is not None and done != 1:
+        raise Fenced(table_id)
+
+
+def claim_fence(session: Session, table_id: str, statuses: tuple[str, ...]) -> int | None:
+    """Take a table over: bump its fencing token (None if it is not in ``statuses``)."""
+    row = session.execute(
+        update(TableRow).where(TableRow.id == table_id, TableRow.status.in_(statuses))
+        .values(fence=TableRow.fence + 1).returning(TableRow.fence)).first()
+    return None if row is None else int(row[0])
+
+
 def commit_action(
     session: Session,
     table_id: str,
@@ -335,14 +376,16 @@ def commit_action(
     events: list[dict[str, Any]],
     table: dict[str, Any],
     more: Callable[[Session], None] | None = None,
+    fence: int | None = None,
 ) -> None:
     """One accepted action, its events and the table's new counters: one transaction; with
     ``more`` writes in it, if any (the ladder result the action closed, so it counts
-    exactly once: :func:`gunzi.server.ladder_db.writer`)."""
+    exactly once: :func:`gunzi.server.ladder_db.writer`). With ``fence`` (several
+    processes), the table row is updated first and only if it still holds that token."""
+    check_fence(session, table_id, fence, table)
     session.execute(insert(ActionRow), [action])
     if events:
         session.execute(insert(EventRow), events)
-    session.execute(update(TableRow).where(TableRow.id == table_id).values(**table))
     if more is not None:
         more(session)
 
@@ -352,11 +395,17 @@ def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
     if len(items) == 1:
         commit_action(session, *items[0])
         return
+    fenced = [item for item in items if len(item) > 5 and item[5] is not None]
+    for item in fenced:
+        check_fence(session, item[0], item[5], item[3])
     session.execute(insert(ActionRow), [item[1] for item in items])
     events = [e for item in items for e in item[2]]
     if events:
         session.execute(insert(EventRow), events)
-    session.execute(update(TableRow), [{"id": item[0], **item[3]} for item in items])
+    plain = [{"id": item[0], **item[3]} for item in items if not (len(item) > 5 and item[5]
+                                                                  is not None)]
+    if plain:
+        session.execute(update(TableRow), plain)
     for item in items:
         if len(item) > 4 and item[4] is not None:
             item[4](session)

@@ -9,6 +9,7 @@ Both kinds of table live in the same database tables (``game_tables``, ``seats``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -23,9 +24,11 @@ from gunzi.engine.errors import GunziError
 from gunzi.server import db, ladder_db
 from gunzi.server.auth import Principal
 from gunzi.server.bot_batch import BotBatch
+from gunzi.server.cluster import MOVED
 from gunzi.server.presence import LIVE, SeatedTable, SeatState, TableError, clean_text
 
 if TYPE_CHECKING:
+    from gunzi.server.cluster import Cluster
     from gunzi.server.metrics import Metrics
     from gunzi.server.settings import Settings
 
@@ -78,6 +81,32 @@ def load_tables(session: Session, which: ColumnElement[bool],
     return out
 
 
+def claim_table(session: Session, which: ColumnElement[bool],
+                seat_count: Callable[[dict[str, Any]], int],
+                table_id: str) -> tuple[Loaded, int] | None:
+    """Take a live table over (its lease is ours): bump its fencing token, then load it, in
+    one transaction. The bump waits for a commit of the previous owner still in flight
+    (the row's lock), so what is loaded is everything it committed, and any later write of
+    its is refused (:func:`gunzi.server.db.check_fence`)."""
+    row = session.execute(
+        update(db.TableRow)
+        .where(db.TableRow.id == table_id, which, db.TableRow.status.in_(LIVE))
+        .values(fence=db.TableRow.fence + 1).returning(db.TableRow.fence)).first()
+    if row is None:
+        return None
+    loaded = load_tables(session, which, seat_count, LIVE, table_id)
+    return (loaded[0], int(row[0])) if loaded else None
+
+
+def live_ids(session: Session, which: ColumnElement[bool], key: str | None) -> list[str]:
+    """The live tables of one kind (``which``); with ``key``, the one with that id or room
+    code."""
+    q = select(db.TableRow.id).where(which, db.TableRow.status.in_(LIVE))
+    if key is not None:
+        q = q.where((db.TableRow.id == key) | (db.TableRow.code == key.strip().upper()))
+    return list(session.scalars(q))
+
+
 def check_replay(events: Sequence[Any], item: Loaded) -> None:
     """Raise GunziError unless the replayed events match what is stored: their number and
     the last one."""
@@ -94,7 +123,9 @@ def create_rows(session: Session, row: db.TableRow, seats: int) -> None:
         session.add(db.SeatRow(table_id=row.id, seat=i, user_id=None, bot=None))
 
 
-def mark_started(session: Session, table_id: str, header: dict[str, Any]) -> None:
+def mark_started(session: Session, table_id: str, header: dict[str, Any],
+                 fence: int | None = None) -> None:
+    db.check_fence(session, table_id, fence)
     session.execute(
         update(db.TableRow).where(db.TableRow.id == table_id)
         .values(status="playing", header=header, updated_at=db.now())
@@ -103,6 +134,8 @@ def mark_started(session: Session, table_id: str, header: dict[str, Any]) -> Non
 
 class BaseHall(Generic[T]):
     """Every live table of one kind in this server process."""
+
+    lobby_kind = "cards"  # its list's name among several processes (Cluster.lobby)
 
     def __init__(self, settings: Settings, store: db.Store, metrics: Metrics) -> None:
         self.settings = settings
@@ -115,6 +148,10 @@ class BaseHall(Generic[T]):
         self.cold_cache: OrderedDict[str, T] = OrderedDict()
         self.ladder_cache: dict[tuple[str, str], int] = {}  # (game, player) -> total
         self.bot_batch = BotBatch(metrics.bot_batch)  # learned-bot moves due together
+        # Several processes (gunzi.server.cluster): None when this process is the hall.
+        self.cluster: Cluster | None = None
+        self.claims: dict[str, asyncio.Task[T | None]] = {}  # takeovers in progress
+        self.unrestorable: set[str] = set()  # did not replay here: not taken again
 
     # ------------------------------------------------------- the kind's part
     def _which(self) -> ColumnElement[bool]:
@@ -157,26 +194,148 @@ class BaseHall(Generic[T]):
     # -------------------------------------------------------------- lifecycle
     async def _restore(self) -> None:
         """Rebuild the live tables from the database (startup); a table that does not replay
-        to what is stored is left out and logged."""
+        to what is stored is left out and logged. With several processes: only the tables
+        nobody owns (:meth:`take_free`)."""
+        if self.cluster is not None:
+            await self.take_free()
+            self.count_tables()
+            return
         loaded = await self.store.run(load_tables, self._which(), self._seat_count, LIVE, None)
         for item in loaded:
-            table = self._new_table(item.row, item.seats)
-            table.host = item.host
-            try:
-                self._rebuild(table, item, True)
-            except Exception as exc:
-                log.error("restore_failed", table=item.row.id, error=str(exc)[:200])
-                continue
-            self._register(table)
-            if table.status == "playing":
-                for i, s in enumerate(table.seats):
-                    if s.user_id is not None:
-                        table._away(i)
-                table._schedule()
-            table._start_idle()
-            self.spawn(table.refresh_titles())
-            self.metrics.restored.inc()
+            self._revive(item, None)
         self.count_tables()
+
+    def _revive(self, item: Loaded, fence: int | None) -> T | None:
+        """A stored live table rebuilt (checked against its events), registered and going
+        again; None (logged) if it does not replay."""
+        table = self._new_table(item.row, item.seats)
+        table.host = item.host
+        try:
+            self._rebuild(table, item, True)
+        except Exception as exc:
+            log.error("restore_failed", table=item.row.id, error=str(exc)[:200])
+            return None
+        table.fence = fence
+        self._register(table)
+        if table.status == "playing":
+            for i, s in enumerate(table.seats):
+                if s.user_id is not None:
+                    table._away(i)
+            table._schedule()
+        table._start_idle()
+        self.spawn(table.refresh_titles())
+        self.metrics.restored.inc()
+        return table
+
+    # ------------------------------------------------------ several processes
+    async def take_free(self) -> None:
+        """Take over every live table of this kind whose lease is free (its process died or
+        handed it over)."""
+        assert self.cluster is not None
+        ids = [t for t in await self.store.run(live_ids, self._which(), None)
+               if t not in self.tables and t not in self.claims and t not in self.unrestorable]
+        owners = await self.cluster.leases.owners(ids)
+        free = [t for t, owner in owners.items() if owner is None]
+        secrets.SystemRandom().shuffle(free)  # processes scanning together interleave
+        for table_id in free:
+            await self.claim(table_id)
+
+    async def claim(self, table_id: str) -> T | None:
+        """Our table ``table_id``, taken over now if its lease is free; None if another
+        process holds it or it is not live. Concurrent calls share one takeover."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        task = self.claims.get(table_id)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._claim(table_id))
+            self.claims[table_id] = task
+            task.add_done_callback(lambda _t: self.claims.pop(table_id, None))
+        return await asyncio.shield(task)
+
+    async def _claim(self, table_id: str) -> T | None:
+        cluster = self.cluster
+        assert cluster is not None
+        if not await cluster.acquire(table_id):
+            return None
+        try:
+            got = await self.store.run(claim_table, self._which(), self._seat_count, table_id)
+        except BaseException:
+            cluster.forget(table_id)
+            raise
+        table = None if got is None else self._revive(*got)
+        if table is None:
+            if got is not None:
+                self.unrestorable.add(table_id)
+            cluster.forget(table_id)
+            return None
+        self.metrics.takeovers.inc()
+        self.count_tables()
+        log.info("table_taken", table=table_id, owner=cluster.me, fence=table.fence,
+                 status=table.status)
+        return table
+
+    async def route(self, key: str) -> T | str | None:
+        """Where the live table named ``key`` (id or room code) is played: here (taken over
+        now if nobody holds it), or the name of the node that does ("" while it is between
+        owners: try again shortly); None if no live table has that id or code."""
+        table = self.get(key) or self.by_code(key)
+        if table is not None or self.cluster is None:
+            return table
+        if len(key) > 24:
+            return None
+        try:
+            found = await self.store.run(live_ids, self._which(), key)
+            if not found:
+                return None
+            table_id = found[0]
+            node = await self.cluster.owner(table_id)
+            if node is None:
+                table = await self.claim(table_id)
+                if table is not None:
+                    return table
+                node = await self.cluster.owner(table_id)
+        except Exception as exc:
+            log.warning("route_failed", table=key, error=type(exc).__name__)
+            return ""
+        return "" if node is None or node == self.cluster.node else node
+
+    def owns(self, table: SeatedTable) -> bool:
+        """May this process write to the table now (always, when it is the only one)?"""
+        return self.cluster is None or self.cluster.valid(table.id)
+
+    def lost(self, table_id: str, why: str) -> None:
+        """The table is no longer ours (its lease lost or not renewed in time, or a write
+        refused by its fencing token): it stops here at once and its sockets are told to
+        reconnect, which brings them to its new owner."""
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        table.broken = why
+        if table.code:
+            self.codes.pop(table.code, None)
+        if self.cluster is not None:
+            self.cluster.forget(table_id)
+            log.warning("table_lost", table=table_id, owner=self.cluster.me, why=why)
+        self.metrics.lost.labels(why).inc()
+        table.close_all(MOVED, "")
+        self.count_tables()
+
+    async def stop_tables(self) -> list[str]:
+        """Hand-over: stop every table (waiting for an action in flight), close its sockets
+        so they reconnect elsewhere; the ids."""
+        ids = []
+        for table in list(self.tables.values()):
+            with contextlib.suppress(Exception):
+                async with table.lock:
+                    table.broken = "handed over"
+                    table._cancel_timer()
+            ids.append(table.id)
+        for table_id in ids:
+            gone = self.tables.pop(table_id, None)
+            if gone is not None:
+                gone.close_all(MOVED, "")
+        self.codes.clear()
+        return ids
 
     async def _stop(self) -> None:
         for table in list(self.tables.values()):
@@ -193,6 +352,8 @@ class BaseHall(Generic[T]):
     def retire(self, table: SeatedTable) -> None:
         table.close_all(1001, "table closed")
         self.tables.pop(table.id, None)
+        if self.cluster is not None:
+            self.cluster.forget(table.id)
         if table.code:
             self.codes.pop(table.code, None)
         self.count_tables()
@@ -236,6 +397,21 @@ class BaseHall(Generic[T]):
     def public_tables(self) -> list[dict[str, Any]]:
         return [t.info() for t in self.tables.values() if t.public and t.status in LIVE]
 
+    async def listing(self) -> list[dict[str, Any]]:
+        """The lobby's list: this process's public live tables and, with several processes,
+        the others' (as they last published them; Redis unreachable: ours only)."""
+        mine = self.public_tables()
+        if self.cluster is None:
+            return mine
+        try:
+            others = await self.cluster.lobby(self.lobby_kind)
+        except Exception as exc:
+            log.warning("lobby_read_failed", error=type(exc).__name__)
+            return mine
+        listed = {t["id"]: t for t in others}  # a table changing hands: listed once
+        listed.update((t["id"], t) for t in mine)
+        return list(listed.values())
+
     # ------------------------------------------------------------------ create
     def _check_room(self, who: Principal, quick: bool) -> None:
         if len(self.tables) >= self.settings.max_tables:
@@ -252,14 +428,26 @@ class BaseHall(Generic[T]):
         """Store a new open table (a room code when private) and register it."""
         t = db.now()
         code = None if public else "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+        table_id = secrets.token_urlsafe(9)
+        fence = None
+        if self.cluster is not None:  # ours from the start: its lease, its first token
+            if not await self.cluster.acquire(table_id):
+                raise TableError(503, "busy", "could not open a table now; try again")
+            fence = 1
         row = db.TableRow(
-            id=secrets.token_urlsafe(9), code=code, name=clean_text(name, 64), public=public,
+            id=table_id, code=code, name=clean_text(name, 64), public=public,
             preset=preset, rules=rules, clock=clock, max_hands=max_hands, status="open",
             owner_id=who.user_id, header=None, created_at=t, updated_at=t, n_actions=0,
-            n_events=0, counter=counter, quick=quick,
+            n_events=0, counter=counter, quick=quick, fence=fence or 0,
         )
-        await self.store.run(create_rows, row, seats)
+        try:
+            await self.store.run(create_rows, row, seats)
+        except BaseException:
+            if self.cluster is not None:
+                self.cluster.forget(table_id)
+            raise
         table = self._new_table(row, [SeatState() for _ in range(seats)])
+        table.fence = fence
         table.host = who.name
         self._register(table)
         table._start_idle()

@@ -25,6 +25,9 @@ from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from gunzi.server.cluster import MOVED
 
 
 def _loopback(url: str) -> bool:
@@ -57,6 +60,9 @@ class Stats:
     stopping: bool = False
 
 
+MAX_MOVES = 5  # `moved` answers followed before a socket counts as an error
+
+
 @dataclass
 class Pending:
     seat: int
@@ -78,19 +84,38 @@ class Player:
 
     async def run(self, ws_url: str, stop: asyncio.Event) -> None:
         stats = self.table.stats
+        url = ws_url
         try:
-            async with connect(ws_url, additional_headers={"Cookie": self.cookie},
-                               compression=None, max_size=2**24, open_timeout=30) as ws:
-                self.ws = ws
-                await ws.send(json.dumps({"t": "hello", "views": False}))
-                receiver = asyncio.create_task(self._receive(ws))
-                stopper = asyncio.create_task(stop.wait())
-                await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                if receiver.done() and not stop.is_set():
-                    stats.errors.append(f"seat {self.seat}: socket closed "
-                                        f"({ws.close_code} {ws.close_reason})")
-                receiver.cancel()
-                stopper.cancel()
+            for _ in range(MAX_MOVES):
+                async with connect(url, additional_headers={"Cookie": self.cookie},
+                                   compression=None, max_size=2**24, open_timeout=30) as ws:
+                    try:
+                        await ws.send(json.dumps({"t": "hello", "views": False}))
+                        first = json.loads(await ws.recv())  # the welcome, or "moved"
+                    except ConnectionClosed:
+                        if ws.close_code != MOVED:
+                            raise
+                        first = {"t": "moved", "node": ws.close_reason or None}
+                    stats.frames += 1
+                    if first.get("t") == "moved":
+                        # Several processes behind a proxy: go to the one that plays the
+                        # table (docs/deploy.md); none yet: ask again shortly.
+                        node = first.get("node")
+                        url = f"{ws_url}?node={node}" if node else ws_url
+                        await asyncio.sleep(0 if node else 0.3)
+                        continue
+                    self.ws = ws
+                    receiver = asyncio.create_task(self._receive(ws))
+                    stopper = asyncio.create_task(stop.wait())
+                    await asyncio.wait({receiver, stopper},
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    if receiver.done() and not stop.is_set():
+                        stats.errors.append(f"seat {self.seat}: socket closed "
+                                            f"({ws.close_code} {ws.close_reason})")
+                    receiver.cancel()
+                    stopper.cancel()
+                    return
+            stats.errors.append(f"seat {self.seat}: moved {MAX_MOVES} times")
         except Exception as exc:
             if not stop.is_set() and not stats.stopping:
                 stats.errors.append(f"seat {self.seat}: {type(exc).__name__}: {exc}"[:200])
@@ -165,6 +190,19 @@ async def _guest(client: httpx.AsyncClient) -> str:
     return f"gunzi_session={r.cookies['gunzi_session']}"
 
 
+async def post_as(client: httpx.AsyncClient, path: str, cookie: str,
+                  **kw: Any) -> httpx.Response:
+    """POST as the guest ``cookie``; behind a proxy, a 307 to the process that plays the
+    table is followed with the same cookie (httpx drops an explicit Cookie header on a
+    redirect; a browser keeps its cookies)."""
+    r = await client.post(path, headers={"Cookie": cookie}, **kw)
+    for _ in range(MAX_MOVES):
+        if r.status_code != 307:
+            break
+        r = await client.post(r.headers["location"], headers={"Cookie": cookie}, **kw)
+    return r
+
+
 async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
                       think: float) -> tuple[str, LoadTable]:
     cookies = [await _guest(client) for _ in range(4)]
@@ -174,7 +212,7 @@ async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
     tid = r.json()["id"]
     table = LoadTable(stats, think)
     for seat, cookie in enumerate(cookies):
-        r = await client.post(f"/api/tables/{tid}/seats/{seat}", headers={"Cookie": cookie})
+        r = await post_as(client, f"/api/tables/{tid}/seats/{seat}", cookie)
         r.raise_for_status()
         table.players.append(Player(table, seat, cookie))
     return tid, table
@@ -198,8 +236,7 @@ async def run(url: str, tables: int, rate: float, duration: float, preset: str,
                 tasks.append(asyncio.create_task(p.run(f"{ws_base}/ws/tables/{tid}", stop)))
         await asyncio.sleep(1.0)
         for tid, table in made:
-            r = await client.post(f"/api/tables/{tid}/start",
-                                  headers={"Cookie": table.players[0].cookie})
+            r = await post_as(client, f"/api/tables/{tid}/start", table.players[0].cookie)
             if r.status_code != 200:
                 stats.errors.append(f"start {r.status_code}")
         await asyncio.sleep(warmup)

@@ -20,6 +20,7 @@ from gunzi.server.table_routes import (
     add_table_routes,
     fail,
     hall_getter,
+    here,
     live_table,
 )
 from gunzi.server.tables import ALLOWED_BOTS, Hall, TableError
@@ -89,7 +90,13 @@ async def table_by_code(code: Annotated[str, Path(max_length=16)],
             "code": "too_many_lookups",
             "message": "too many room-code lookups from your address; wait a minute"},
             headers={"Retry-After": "60"})
-    table = hall_of(request).by_code(code) or hall_getter("board_hall")(request).by_code(code)
+    halls = (hall_of(request), hall_getter("board_hall")(request))
+    table = halls[0].by_code(code) or halls[1].by_code(code)
+    if table is None and halls[0].cluster is not None:  # another process's table?
+        for hall in halls:
+            table = await here(request, hall, code)
+            if table is not None:
+                break
     if table is None:
         raise HTTPException(404, detail={"code": "no_table", "message": "no table with that code"})
     info: dict[str, Any] = table.info()
@@ -111,7 +118,7 @@ async def quickplay(request: Request, user: CurrentUser,
 @router.get("/tables/{table_id}/hint")
 async def hint(table_id: TableId, request: Request, user: CurrentUser) -> dict[str, Any]:
     """The bot's suggestion for your seat's current decision."""
-    table = live_table(hall_of(request), table_id)
+    table = await live_table(request, hall_of(request), table_id)
     try:
         action = await table.hint(table.seat_of(user.user_id))
     except TableError as exc:

@@ -8,8 +8,10 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
 
 
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, node: str | None = None) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
+        if node is not None:  # target_info{node="..."}: which process of the hall this is
+            r.set_target_info({"node": node})
         self.actions = Counter(
             "gunzi_actions_total", "Actions applied, by source", ["source"], registry=r
         )
@@ -55,6 +57,20 @@ class Metrics:
         self.restored = Counter(
             "gunzi_tables_restored_total", "Tables rebuilt from the database at startup",
             registry=r,
+        )
+
+        self.leases = Gauge("gunzi_leases", "Table leases this process holds", registry=r)
+        self.renew_failures = Counter(
+            "gunzi_lease_renew_failures_total", "Lease renewal rounds that did not reach Redis",
+            registry=r,
+        )
+        self.takeovers = Counter(
+            "gunzi_tables_taken_total", "Tables this process took over (their lease was free)",
+            registry=r,
+        )
+        self.lost = Counter(
+            "gunzi_tables_lost_total", "Tables dropped: lease lost or a write fenced, by why",
+            ["why"], registry=r,
         )
 
     def render(self) -> bytes:

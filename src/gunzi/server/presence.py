@@ -53,7 +53,13 @@ RETIRE_AFTER = 300.0  # a finished table with nobody connected leaves memory aft
 
 
 class CommitError(Exception):
-    """The database refused a commit; the table was rebuilt from what it holds."""
+    """The database refused a commit; the table was rebuilt from what it holds (or, if it
+    is no longer this process's table, dropped: :class:`NotOwner`)."""
+
+
+class NotOwner(Exception):
+    """This process may no longer write to the table (several processes: its claim ran out
+    before a renewal, docs/deploy.md)."""
 
 
 def where(exc: BaseException) -> dict[str, str]:
@@ -106,6 +112,10 @@ class HallLike(Protocol):
     def retire(self, table: SeatedTable) -> None: ...
 
     def count_tables(self) -> None: ...
+
+    def owns(self, table: SeatedTable) -> bool: ...
+
+    def lost(self, table_id: str, why: str) -> None: ...
 
 
 class TableError(Exception):
@@ -186,6 +196,8 @@ class SeatedTable:
         self.retry_at = 0.0  # automatic steps wait until then after a failure
         self.own = OwnPlay(len(seats))  # who made their own decisions (ladder, clock)
         self.broken: str | None = None  # why the table cannot go on (a failed reload)
+        # The fencing token every write checks (several processes); None: the only process.
+        self.fence: int | None = None
 
     # ------------------------------------------------------- the game's part
     def info(self) -> dict[str, Any]:
@@ -308,9 +320,30 @@ class SeatedTable:
             return refuse("malformed", str(exc)[:300])
         return {"t": "ack", "id": cid, "ok": True, "dup": False, "seq": self._seq_of(seat)}
 
+    def _check_owner(self) -> None:
+        """Before a write: NotOwner if this process may no longer write to the table."""
+        if not self.hall.owns(self):
+            raise NotOwner(self.id)
+
+    async def _write(self, fn: Any, *args: Any) -> None:
+        """A write of the table's own rows (seats, start, end) that checks the fencing token
+        in its transaction; a table that is no longer ours stops here and the caller gets
+        TableError 503 (its sockets reconnect to the new owner)."""
+        try:
+            self._check_owner()
+            await self.hall.store.run(fn, *args, self.fence)
+        except (NotOwner, db.Fenced) as exc:
+            self.hall.lost(self.id, "fenced" if isinstance(exc, db.Fenced) else "lease")
+            raise TableError(503, "moved", "the table moved to another server; retry") \
+                from None
+
     async def _commit_failed(self, exc: Exception) -> CommitError:
         """After a refused commit: log it, back off the automatic steps, rebuild the game
-        from the database; the error for ``_apply`` to raise."""
+        from the database; the error for ``_apply`` to raise. A table that is no longer
+        this process's (NotOwner, a fenced write) is dropped instead."""
+        if isinstance(exc, (NotOwner, db.Fenced)):
+            self.hall.lost(self.id, "fenced" if isinstance(exc, db.Fenced) else "lease")
+            return CommitError()
         log.error("commit_failed", table=self.id, error=type(exc).__name__)
         self.retry_at = time.monotonic() + 1.0
         await self._reload()
@@ -508,7 +541,7 @@ class SeatedTable:
         same transaction as the status, see :meth:`_cut_short`). Spectators still connected
         are told; the table leaves the hall once nobody is."""
         if self.status in LIVE:
-            await self.hall.store.run(end_table, self.id, self._cut_short(), db.now())
+            await self._write(end_table, self.id, self._cut_short(), db.now())
             self.status = "abandoned"
             self._cancel_timer()
             log.info("table_abandoned", table=self.id, why=why)
@@ -563,7 +596,7 @@ class SeatedTable:
                 raise TableError(409, "seated", "you already have a seat at this table")
             if not self.seats[seat].empty:
                 raise TableError(409, "taken", "that seat is taken")
-            await self.hall.store.run(set_seat, self.id, seat, who.user_id, None)
+            await self._write(set_seat, self.id, seat, who.user_id, None)
             self.seats[seat] = SeatState(user_id=who.user_id, name=who.name)
             self._publish_table()
             await self._refresh_titles()
@@ -579,7 +612,7 @@ class SeatedTable:
                     raise TableError(403, "forbidden", "only the owner or a seated player may")
             elif s.user_id != who.user_id:
                 raise TableError(403, "forbidden", "that is not your seat")
-            await self.hall.store.run(set_seat, self.id, seat, None, None)
+            await self._write(set_seat, self.id, seat, None, None)
             self.seats[seat] = SeatState()
             self._publish_table()
 
@@ -594,7 +627,7 @@ class SeatedTable:
                 raise TableError(403, "forbidden", "only the owner or a seated player may")
             if not self.seats[seat].empty:
                 raise TableError(409, "taken", "that seat is taken")
-            await self.hall.store.run(set_seat, self.id, seat, None, bot)
+            await self._write(set_seat, self.id, seat, None, bot)
             self.seats[seat] = SeatState(bot=bot)
             self._publish_table()
             await self._refresh_titles()
@@ -621,7 +654,8 @@ class SeatedTable:
 
 
 def set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
-             bot: str | None) -> None:
+             bot: str | None, fence: int | None = None) -> None:
+    db.check_fence(session, table_id, fence)
     session.execute(
         update(db.SeatRow)
         .where(db.SeatRow.table_id == table_id, db.SeatRow.seat == seat)
@@ -630,9 +664,10 @@ def set_seat(session: Session, table_id: str, seat: int, user_id: int | None,
 
 
 def end_table(session: Session, table_id: str, ladder: LadderResult | None,
-              now: float) -> None:
+              now: float, fence: int | None = None) -> None:
     """Mark a table abandoned, with the ladder result it closes in the same transaction
     (exactly once: ``ladder_db.apply_result`` keys it by table and hand)."""
+    db.check_fence(session, table_id, fence)
     set_status(session, table_id, "abandoned")
     if ladder is not None:
         ladder_db.apply_result(session, ladder, now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,17 @@ class Settings:
     log_json: bool = False
     log_level: str = "info"
 
+    # Several processes, one hall (docs/deploy.md): with a Redis URL each table is owned by
+    # one process at a time through a lease (renewed every lease_ttl/3 s; a process whose
+    # renewals fail stops playing a table lease_margin s before its lease would expire) and
+    # free tables (a process died) are taken over within lease_scan s. Needs PostgreSQL.
+    redis_url: str | None = None
+    redis_prefix: str = "gunzi:"  # Redis keys of this hall (several halls on one Redis)
+    node: str | None = None  # this process's name in routes and logs; default host:port
+    lease_ttl: float = 6.0
+    lease_margin: float = 1.5
+    lease_scan: float = 1.0
+
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -97,6 +109,10 @@ class Settings:
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'gunzi.sqlite3').resolve()}"
+
+    @property
+    def node_name(self) -> str:
+        return self.node or f"{socket.gethostname()}:{self.port}"
 
     @property
     def is_sqlite(self) -> bool:
@@ -129,8 +145,12 @@ def from_env(**overrides: Any) -> Settings:
     db = _env("database")
     if db:
         values["database_url"] = db
+    redis = _env("redis")
+    if redis:
+        values["redis_url"] = redis
     for f in dataclasses.fields(Settings):
-        if f.name in ("data_dir", "database_url", "extra", "allowed_origins", "allowed_hosts"):
+        if f.name in ("data_dir", "database_url", "redis_url", "extra", "allowed_origins",
+                      "allowed_hosts"):
             continue
         text = _env(f.name)
         if text is None:
@@ -156,6 +176,13 @@ def from_env(**overrides: Any) -> Settings:
         raise ValueError(
             f"argon2 profile {settings.argon2_profile!r}; valid: {', '.join(ARGON2_PROFILES)}"
         )
+    if settings.redis_url and settings.is_sqlite:
+        raise ValueError("--redis (several processes) needs a shared database: "
+                         "--database postgresql+psycopg://...")
+    if settings.redis_url and not 0 < settings.lease_margin < settings.lease_ttl / 2:
+        raise ValueError("lease_margin must be above 0 and below half of lease_ttl")
+    if "/" in settings.node_name:
+        raise ValueError("a node name may not contain '/'")
     if settings.sqlite_synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
         raise ValueError("sqlite_synchronous must be FULL, NORMAL or EXTRA")
     return settings

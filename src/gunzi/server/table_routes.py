@@ -8,6 +8,7 @@ parameter types from the annotations as they are evaluated there.
 
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import PlainTextResponse
@@ -40,11 +41,38 @@ def fail(exc: TableError) -> HTTPException:
     return HTTPException(exc.status, detail={"code": exc.code, "message": exc.message})
 
 
-def live_table(hall: BaseHall[T], table_id: str) -> T:
+async def here(request: Request, hall: BaseHall[T], table_id: str) -> T | None:
+    """The live table ``table_id`` if this process plays it, else None; with several
+    processes, a table another process plays is a 307 to the same path with
+    ``?node=<its node>`` (the reverse proxy routes that to it; docs/deploy.md) and one
+    between owners a 503 to retry."""
     table = hall.get(table_id)
+    if table is None and hall.cluster is not None:
+        where = await hall.route(table_id)
+        if isinstance(where, str):
+            raise moved(request, where)
+        table = where
+    return table
+
+
+async def live_table(request: Request, hall: BaseHall[T], table_id: str) -> T:
+    """The live table ``table_id`` (see :func:`here`), else 404."""
+    table = await here(request, hall, table_id)
     if table is None:
         raise HTTPException(404, detail={"code": "no_table", "message": "no such live table"})
     return table
+
+
+def moved(request: Request, node: str) -> HTTPException:
+    """The answer for a table another process plays (``node``; "": none yet)."""
+    if not node:
+        return HTTPException(503, detail={"code": "moving", "message":
+                                          "the table is moving to another server; retry"},
+                             headers={"Retry-After": "1"})
+    query = urlencode({**request.query_params, "node": node})
+    return HTTPException(307, detail={"code": "moved", "node": node,
+                                      "message": "the table is played by another server"},
+                         headers={"Location": f"{request.url.path}?{query}"})
 
 
 def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[Any]], *,
@@ -55,12 +83,13 @@ def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[An
     @router.get("/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
         """Public tables that are open or playing (private ones are reached by id or code)."""
-        return {"tables": hall_of(request).public_tables()}
+        return {"tables": await hall_of(request).listing()}
 
     @router.get("/tables/{table_id}")
     async def get_table(table_id: TableId, request: Request) -> dict[str, Any]:
         hall = hall_of(request)
-        table: SeatedTable | None = hall.get(table_id) or await hall.cold(table_id)
+        table: SeatedTable | None = await here(request, hall, table_id) \
+            or await hall.cold(table_id)
         if table is None:
             raise HTTPException(404, detail={"code": "no_table", "message": "no such table"})
         return table.info()
@@ -68,7 +97,7 @@ def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[An
     async def change(request: Request, table_id: str,
                      op: Callable[[SeatedTable], Awaitable[None]]) -> dict[str, Any]:
         """Apply ``op`` to the live table; its info after, or the TableError as HTTP."""
-        table: SeatedTable = live_table(hall_of(request), table_id)
+        table: SeatedTable = await live_table(request, hall_of(request), table_id)
         try:
             await op(table)
         except TableError as exc:
@@ -94,7 +123,7 @@ def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[An
     @router.delete("/tables/{table_id}/seats/{seat}/bot")
     async def remove_bot(table_id: TableId, seat: SeatNo, request: Request,
                          user: CurrentUser) -> dict[str, Any]:
-        seats = live_table(hall_of(request), table_id).seats
+        seats = (await live_table(request, hall_of(request), table_id)).seats
         if seat >= len(seats) or seats[seat].bot is None:
             raise HTTPException(409, detail={"code": "no_bot", "message": "no bot in that seat"})
         return await change(request, table_id, lambda t: t.leave_seat(user, seat))
@@ -108,7 +137,7 @@ def add_table_routes(router: APIRouter, hall_of: Callable[[Request], BaseHall[An
     async def record(table_id: TableId, request: Request) -> PlainTextResponse:
         hall = hall_of(request)
         try:
-            table: SeatedTable | None = hall.get(table_id)
+            table: SeatedTable | None = await here(request, hall, table_id)
             if table is not None:
                 async with table.lock:
                     text = table.record()

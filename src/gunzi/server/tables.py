@@ -317,8 +317,10 @@ class Table(SeatedTable):
         ladder = None if closed is None else self._ladder_result(*closed)
         t0 = time.perf_counter()
         try:
+            self._check_owner()
             await self.hall.store.commit(self.id, action_row, event_rows, table_row,
-                                         None if ladder is None else ladder_db.writer(ladder))
+                                         None if ladder is None else ladder_db.writer(ladder),
+                                         self.fence)
         except Exception as exc:
             raise await self._commit_failed(exc) from exc
         self.hall.metrics.commit_seconds.observe(time.perf_counter() - t0)
@@ -490,7 +492,7 @@ class Table(SeatedTable):
         async with self.lock:
             self._check_start(who)
             header = self.game.begin(self._seat_names(), self.id)
-            await self.hall.store.run(mark_started, self.id, header)
+            await self._write(mark_started, self.id, header)
             self.header = header
             self._count_seqs()
             self._mark_started()

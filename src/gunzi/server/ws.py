@@ -28,6 +28,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from gunzi.server import jsonsafe
 from gunzi.server.auth import Accounts, Principal
+from gunzi.server.cluster import MOVED
 from gunzi.server.halls import BaseHall
 from gunzi.server.limits import Limits
 from gunzi.server.metrics import Metrics
@@ -194,6 +195,12 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
         await _deny(websocket, 403)
         return
     table = hall.get(table_id)
+    if table is None and hall.cluster is not None:
+        found = await hall.route(table_id)
+        if isinstance(found, str):  # another process plays it (or will shortly)
+            await _moved(websocket, found)
+            return
+        table = found
     if table is None:
         if not limits.lookup_code(ip):
             await _deny(websocket, 429)
@@ -237,6 +244,16 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
         metrics.sockets.dec()
         limits.close_socket(user_id, ip)
         await asyncio.shield(_leave(table, client, writer))
+
+
+async def _moved(websocket: WebSocket, node: str) -> None:
+    """The table is played by the process ``node`` ("": it is between owners): say so and
+    close with MOVED; the client reconnects with ``?node=<node>``, which the reverse proxy
+    routes to that process (docs/deploy.md), or, with no node, anywhere after a moment."""
+    await websocket.accept()
+    with contextlib.suppress(Exception):
+        await websocket.send_text(dumps({"t": "moved", "node": node or None}))
+        await websocket.close(MOVED, node)
 
 
 async def _leave(table: SeatedTable, client: Client, writer: asyncio.Task[None]) -> None:

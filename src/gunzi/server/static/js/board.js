@@ -16,10 +16,7 @@ const FILES = "abcdefghijklmnopqrstuvwxyz";
 const SIDES = { bottom: "bb_side_bottom", top: "bb_side_top", left: "bb_side_left", right: "bb_side_right" };
 
 class BoardSocket extends TableSocket {
-  url() {
-    const proto = location.protocol === "https:" ? "wss://" : "ws://";
-    return `${proto}${location.host}/ws/board/${encodeURIComponent(this.tableId)}${this.watch ? "?watch=1" : ""}`;
-  }
+  path() { return "/ws/board/"; }
 }
 
 const $ = (id) => document.getElementById(id);

@@ -3,6 +3,7 @@
 
 const RATE_LIMIT = 240; // messages per window (the server closes a socket past 300 / 20 s)
 const RATE_WINDOW = 20000;
+const MOVED = 4010; // close code: the table is played by the process named in the reason
 
 let counter = 0;
 const newId = (p) => `${p}${Date.now().toString(36)}${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -27,11 +28,21 @@ export class TableSocket {
     this.flushTimer = null;
     this.pingTimer = null;
     this.syncing = false;
+    this.node = null;
+    this.moves = 0;
   }
 
+  path() { return "/ws/tables/"; }
+
+  /** With several hall processes, `node` names the one playing the table (a `moved` close
+   * told us); the reverse proxy routes `?node=` to it (docs/deploy.md). */
   url() {
     const proto = location.protocol === "https:" ? "wss://" : "ws://";
-    return `${proto}${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${this.watch ? "?watch=1" : ""}`;
+    const q = new URLSearchParams();
+    if (this.watch) q.set("watch", "1");
+    if (this.node) q.set("node", this.node);
+    const query = q.toString();
+    return `${proto}${location.host}${this.path()}${encodeURIComponent(this.tableId)}${query ? "?" + query : ""}`;
   }
 
   connect() {
@@ -41,6 +52,7 @@ export class TableSocket {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;
+      if (!this.node) this.moves = 0;
       this.onStatus("open");
       this.raw({ t: "hello", last_seq: this.lastSeq });
       clearInterval(this.pingTimer);
@@ -76,6 +88,17 @@ export class TableSocket {
       // 1008 "logged out", 1001 "table closed", 4xxx: do not hammer the server.
       const final = this.stopped || ev.code === 1001 || (ev.code === 1008 && /logged out/.test(ev.reason || ""));
       if (final) { this.onStatus("gone", ev.reason || String(ev.code)); return; }
+      if (ev.code === MOVED) {
+        // Another process plays the table (the reason names it), or it is changing hands
+        // (no name): go there at once, or ask again shortly; no back-off for this.
+        this.node = ev.reason || null;
+        this.moves = (this.moves || 0) + 1;
+        const soon = ev.reason && this.moves < 4 ? 0 : 300;
+        setTimeout(() => { if (!this.stopped) this.connect(); }, soon);
+        return;
+      }
+      this.node = null; // a drop: the process may be gone; any process knows the new owner
+      this.moves = 0;
       // 1013 "too slow" and network drops: reconnect; hello with last_seq resyncs.
       this.onStatus("closed", ev.reason || String(ev.code));
       const delay = Math.min(10000, 500 * 2 ** this.retry++);
