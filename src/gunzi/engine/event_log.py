@@ -116,8 +116,9 @@ class EventLog(Sequence[Event]):
         self.ends: list[int] = []  # the number of events up to each packed hand's end
         self.tail: list[Event] = []  # the events not packed yet (the hand in play)
         self.base = 0  # how many events are packed
-        self.cached = -1  # which packed hand ``cache`` holds unpacked
-        self.cache: list[Event] = []
+        # (k, events): the k-th packed hand unpacked, as one value, so that a reader in
+        # another thread never pairs one hand's number with another's events.
+        self.cache: tuple[int, list[Event]] = (-1, [])
 
     def add(self, hand: int, type_: str, public: Mapping[str, Any],
             secret: Mapping[str, Any] | None = None, audience: frozenset[int] = NOBODY,
@@ -130,7 +131,7 @@ class EventLog(Sequence[Event]):
             self.base += len(tail)
             self.ends.append(self.base)
             self.tail = tail = []
-            self.cached, self.cache = -1, []
+            self.cache = (-1, [])
         event = Event(self.base + len(tail) + 1, hand, type_, public, secret, audience,
                       private)
         tail.append(event)
@@ -166,10 +167,11 @@ class EventLog(Sequence[Event]):
         if i >= self.base:
             return self.tail[i - self.base]
         k = bisect_right(self.ends, i)
-        if self.cached != k:  # reads by index tend to stay in one hand: keep it unpacked
-            self.cache = unpack(self.packed[k])
-            self.cached = k
-        return self.cache[i - (self.ends[k - 1] if k else 0)]
+        cached, events = self.cache
+        if cached != k:  # reads by index tend to stay in one hand: keep it unpacked
+            events = unpack(self.packed[k])
+            self.cache = (k, events)
+        return events[i - (self.ends[k - 1] if k else 0)]
 
     def _from(self, start: int) -> Iterator[Event]:
         """The events from the ``start``-th (0-based) on, unpacking only the hands needed."""
