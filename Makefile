@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 FAST := build/fast
 # Engine modules compiled by mypyc for `make bench` (same source, C extension).
-FAST_MODULES := cards order gunzi_tricks classic_tricks state variant machine draw tribute kitty jokers play hand_end match legal actions events scoring errors rules
+FAST_MODULES := cards order gunzi_tricks classic_tricks state variant machine draw tribute kitty jokers play hand_end match legal actions events event_log scoring errors rules
 # The play core (src/gunzi/core), compiled the same way (batch.py stays Python: its
 # outcomes cross process boundaries by pickle, which mypyc classes do not support).
 CORE_MODULES := trick_state gunzi_play gunzi_rule classic_play

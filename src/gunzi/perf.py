@@ -9,6 +9,8 @@ path, since one process imports one build of a module.
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import json
 import os
 import random
@@ -122,6 +124,33 @@ def search_rollouts(seed: int, decisions: int = SEARCH_DECISIONS) -> dict[str, d
     return out
 
 
+def match_bytes_per_hand(rules: Ruleset, seed: int, hands: int = 20, warm: int = 5
+                         ) -> tuple[int, int]:
+    """(bytes, hands): what a live match keeps per finished hand, by ``tracemalloc``: the
+    growth from the end of its ``warm``-th hand to the end of its ``hands``-th (or its
+    last), in random play with the most rounds ``rules`` allow. Both ends fall just after
+    a hand is scored, so the hand in play then (kept whole) counts at both."""
+    rules = dataclasses.replace(rules, rounds=10)
+    rng = random.Random(seed + 1)
+    tracemalloc.start()
+    m = match_module.Match(rules, random.Random(seed))
+
+    def traced_after(n: int) -> int:
+        while not m.is_over and len(m.results) < n:
+            seat = m.to_act
+            assert seat is not None
+            m.apply(m.legal_actions(seat).sample(rng))
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+
+    before = traced_after(warm)
+    first = len(m.results)
+    after = traced_after(hands)
+    tracemalloc.stop()
+    n = len(m.results) - first
+    return round((after - before) / max(n, 1)), n
+
+
 def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
             search: int = SEARCH_DECISIONS) -> dict[str, Any]:
     """This process's figures: full random hands through the public API (validation on),
@@ -156,6 +185,7 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
     for _ in range(2000):
         g.clone()
     core_clone = (time.process_time() - t) / 2000 * 1e6
+    per_hand, measured = match_bytes_per_hand(rules, seed)
     out: dict[str, Any] = {
         "engine_compiled": _compiled(match_module),
         "core": active_core(),
@@ -165,6 +195,9 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
         "core_outcome_bytes_kept": round(kept_bytes),
         "match_clone_us": round(match_clone, 2),
         "core_clone_us": round(core_clone, 2),
+        # A live match's memory per finished hand (its events, packed; its results).
+        "match_bytes_per_hand": per_hand,
+        "match_hands_measured": measured,
     }
     if search:  # policy core (the default) and rule
         out["search_rollouts_per_cpu_second"] = search_rollouts(seed, search)

@@ -158,9 +158,8 @@ class Draw(Step):
             m.pos += 1
             m.next_drawer = (seat + 1) % 4
             hands[seat][card] += 1
-            events.append(Event(len(events) + 1, m.hand_no, "draw",
-                                MappingProxyType({"seat": seat, "n": m.pos}),
-                                DRAWN[card], ONLY[seat]))
+            events.add(m.hand_no, "draw", MappingProxyType({"seat": seat, "n": m.pos}),
+                       DRAWN[card], ONLY[seat])
             if m.bj_pending and card < LJ and m.decl is not None and m.decl[0] == seat:
                 m.set_trump(card // 13, "bj-next-card", [])
                 m.bj_pending = False

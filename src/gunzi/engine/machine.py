@@ -146,17 +146,13 @@ class Machine(MatchState):
         audience: frozenset[int] = NOBODY,
         private: bool = False,
     ) -> Event:
-        ev = Event(len(self.events) + 1, self.hand_no, type_, freeze(public),
-                   None if secret is None else freeze(secret), audience, private)
-        self.events.append(ev)
-        return ev
+        return self.events.add(self.hand_no, type_, freeze(public),
+                               None if secret is None else freeze(secret), audience, private)
 
     def emit_flat(self, type_: str, public: dict[str, Any]) -> Event:
         """A public event whose values are already immutable (numbers, text, tuples of
         text): the play and trick events, built without walking them."""
-        ev = Event(len(self.events) + 1, self.hand_no, type_, MappingProxyType(public))
-        self.events.append(ev)
-        return ev
+        return self.events.add(self.hand_no, type_, MappingProxyType(public))
 
     # ------------------------------------------------------- shared state moves
     def move_cards(self, src: int, dst: int, cards: Sequence[Card]) -> None:

@@ -28,6 +28,7 @@ from gunzi.engine.actions import CHANCE as CHANCE
 from gunzi.engine.draw import Deal, Draw
 from gunzi.engine.draw import commitment as commitment
 from gunzi.engine.errors import IllegalActionError
+from gunzi.engine.event_log import EventLog
 from gunzi.engine.hand_end import HandEnd
 from gunzi.engine.jokers import JokerBurying
 from gunzi.engine.kitty import Kitty
@@ -48,6 +49,15 @@ from gunzi.engine.view import view
 _TRIBUTE = Tribute()  # one object for the tribute and its return
 
 
+def _copy_rng(rng: random.Random) -> random.Random:
+    """A generator in ``rng``'s state, independent of it. Seeded with 0 before taking the
+    state: seeding from the OS (``random.Random()``) would cost twice as much, for a state
+    thrown away at once."""
+    new = random.Random(0)
+    new.setstate(rng.getstate())
+    return new
+
+
 class Match(Machine):
     """A match of 打滚子 or classic 升级 between four seats (0+2 against 1+3)."""
 
@@ -63,6 +73,13 @@ class Match(Machine):
         Phase.PLAY: Play(),
     }
     HAND_END: ClassVar[Step] = HandEnd()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Match:
+        """A blank match, as Python makes one. Written out for the mypyc build, where a
+        class without ``__new__`` runs ``__init__`` (with no arguments: a whole default
+        match) in it too, and ``clone`` and :func:`gunzi.engine.view.position_from` start
+        from ``Match.__new__`` (docs/performance.md)."""
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -94,7 +111,7 @@ class Match(Machine):
                 "the first hand of a round is played with both teams at the same level",
                 self.variant.clause("A3"),
             )
-        self.events = []
+        self.events = EventLog()
         self.hand_no = 0
         self.round_no = 1
         self.first = dealer is None
@@ -119,11 +136,10 @@ class Match(Machine):
             if type(value) is list:  # one level deeper for the hands' count lists
                 value = [list(v) if type(v) is list else v for v in value]
             setattr(new, name, value)
+        new.events = self.events.copy()  # shares the packed hands
         new.follows_memo = None
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
-        new.hand_rng = random.Random()
-        new.hand_rng.setstate(self.hand_rng.getstate())
+        new.rng = _copy_rng(self.rng)
+        new.hand_rng = _copy_rng(self.hand_rng)
         return new
 
     # ------------------------------------------ the game protocol (engine/game.py)

@@ -25,7 +25,7 @@ from gunzi.engine.actions import Action, Kind
 from gunzi.engine.cards import BJ, LJ, NUM_TYPES, POINTS, Card
 from gunzi.engine.classic_policy import Policy
 from gunzi.engine.classic_tricks import Shape
-from gunzi.engine.events import Event
+from gunzi.engine.event_log import EventLog
 from gunzi.engine.order import TRUMP, Order
 from gunzi.engine.rules import Ruleset
 
@@ -183,7 +183,7 @@ class MatchState:
     live: bool  # 活棒
     auto_deal: bool
     levels: list[int]
-    events: list[Event]
+    events: EventLog  # finished hands packed (gunzi.engine.event_log)
     hand_no: int
     round_no: int
     first: bool  # a first hand of a round

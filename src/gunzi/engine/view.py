@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Kind
+from gunzi.engine.event_log import EventLog
 from gunzi.engine.events import Event, thaw
 from gunzi.engine.state import PHASE_KIND, STATE_FIELDS, MatchState, Phase, public_result
 
@@ -63,7 +64,7 @@ def seat_fields(match: MatchState, seat: int) -> dict[str, Any]:
                     for s, h in enumerate(match.hands)]
     out["deck"] = []
     out["seed"] = None
-    out["events"] = []
+    out["events"] = EventLog()
     out["follows_memo"] = None
     out["kitty"] = list(match.kitty) if knows_kitty(match, seat) else []
     out["tribute_cards"] = match.tribute_cards if seat in (match.payer, match.payee) else ()
@@ -92,6 +93,8 @@ def position_from(cls: type[M], fields: dict[str, Any], *, copy: bool = True) ->
     for name, value in fields.items():
         if copy and type(value) is list:
             value = [list(v) if type(v) is list else v for v in value]
+        elif copy and type(value) is EventLog:
+            value = value.copy()
         setattr(new, name, value)
     return new
 

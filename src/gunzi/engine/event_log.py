@@ -1,0 +1,198 @@
+"""The match's event log, with the events of finished hands stored compactly.
+
+A hand makes about 330 events; as named tuples with read-only dicts they take about
+125 KiB, and a live match (a hall's table, a long simulation) kept every one of them.
+The log keeps the events of the hand in play as they are, and packs each earlier hand
+into one ``marshal`` string (about 20 KiB) when the first event of a later hand
+arrives. Reading a packed event unpacks its hand again, into events equal to the ones
+appended; the last hand read by index stays unpacked until the next hand is packed.
+Everything that reads events (views and streams, records, replays, the server's store)
+reads them through this sequence, unchanged.
+
+``marshal`` is the standard library's fastest serializer of plain data; its strings
+never leave the process, so its format changing between Python versions does not
+matter. Compressing them (zlib, level 1) would take a hand to about 5 KiB for a third
+more packing time; 20 KiB is within the issue's 30 (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import marshal
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import islice
+from types import MappingProxyType
+from typing import Any, overload
+
+from gunzi.engine.events import NOBODY, Event
+
+# Events the engine builds from flat payloads (numbers, text, tuples of them): packed with
+# a plain copy of their dicts instead of a walk. Only a speed hint: a hand in which such
+# an event holds a nested mapping after all is packed by the walk throughout.
+FLAT = frozenset(("draw", "play", "trick"))
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+Row = tuple[int, int, str, dict[str, Any], dict[str, Any] | None, frozenset[int], bool]
+Packed = bytes | list[Event]  # a hand as one string, or as it was if marshal cannot write it
+
+# The copy() of a MappingProxyType (what an event's payloads are): a plain dict.
+_copy: Callable[[Mapping[str, Any]], dict[str, Any]] = MappingProxyType.copy  # type: ignore[assignment]
+
+
+def _plain(value: Any) -> Any:
+    """Frozen event data as ``marshal`` writes it: read-only maps become dicts; tuples
+    stay tuples (a tuple of text, such as a deck, as it is)."""
+    kind = type(value)
+    if kind is MappingProxyType or kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    if kind is tuple and not set(map(type, value)) <= _ATOMS:
+        return tuple([_plain(v) for v in value])
+    return value
+
+
+def _read_only(value: Any) -> Any:
+    """The inverse of :func:`_plain`: dicts become read-only maps again."""
+    kind = type(value)
+    if kind is dict:
+        return MappingProxyType({k: _read_only(v) for k, v in value.items()})
+    if kind is tuple and not set(map(type, value)) <= _ATOMS:
+        return tuple([_read_only(v) for v in value])
+    return value
+
+
+def _walked_row(ev: Event) -> Row:
+    secret = None if ev.secret is None else _plain(ev.secret)
+    return (ev.v, ev.hand, ev.type, _plain(ev.public), secret, ev.audience, ev.private)
+
+
+def pack(events: list[Event]) -> Packed:
+    """One hand's events as one string (see :func:`unpack`); the list itself in the
+    unlikely case that they hold something ``marshal`` cannot write."""
+    # Each event read as the tuple it is (seven attribute reads per event would cost as
+    # much as the rest); flat payloads copied by the read-only view's own copy(), which is
+    # the dict's (dict() of a view reads it key by key).
+    rows: list[Row] = []
+    for ev in events:
+        v, hand, type_, public, secret, audience, private = ev
+        if type_ in FLAT:
+            rows.append((v, hand, type_, _copy(public),
+                         None if secret is None else _copy(secret), audience, private))
+        else:
+            rows.append(_walked_row(ev))
+    try:
+        return marshal.dumps((False, rows))
+    except ValueError:  # a flat-typed event held a read-only mapping after all
+        pass
+    try:
+        return marshal.dumps((True, [_walked_row(ev) for ev in events]))
+    except ValueError:  # not JSON-like data (no event is); kept as it is
+        return events
+
+
+def unpack(data: Packed) -> list[Event]:
+    """The events :func:`pack` was given, equal to them (payloads read-only again)."""
+    if isinstance(data, list):
+        return data
+    walked, rows = marshal.loads(data)
+    out = []
+    for v, hand, type_, public, secret, audience, private in rows:
+        if walked or type_ not in FLAT:
+            public, secret = _read_only(public), _read_only(secret)
+        else:
+            public = MappingProxyType(public)
+            secret = None if secret is None else MappingProxyType(secret)
+        out.append(Event(v, hand, type_, public, secret, audience or NOBODY, private))
+    return out
+
+
+class EventLog(Sequence[Event]):
+    """Every event of a match in order: a read-only sequence with :meth:`add`.
+
+    Structural sharing makes :meth:`copy` cheap: packed hands are immutable strings.
+    """
+
+    def __init__(self) -> None:
+        self.packed: list[Packed] = []  # one per finished hand, oldest first
+        self.ends: list[int] = []  # the number of events up to each packed hand's end
+        self.tail: list[Event] = []  # the events not packed yet (the hand in play)
+        self.base = 0  # how many events are packed
+        # (k, events): the k-th packed hand unpacked, as one value, so that a reader in
+        # another thread never pairs one hand's number with another's events.
+        self.cache: tuple[int, list[Event]] = (-1, [])
+
+    def add(self, hand: int, type_: str, public: Mapping[str, Any],
+            secret: Mapping[str, Any] | None = None, audience: frozenset[int] = NOBODY,
+            private: bool = False) -> Event:
+        """Append the next event (numbered on from the last) and return it. The first
+        event of a new hand packs the events before it."""
+        tail = self.tail
+        if tail and hand != tail[0].hand:
+            self.packed.append(pack(tail))
+            self.base += len(tail)
+            self.ends.append(self.base)
+            self.tail = tail = []
+            self.cache = (-1, [])
+        event = Event(self.base + len(tail) + 1, hand, type_, public, secret, audience,
+                      private)
+        tail.append(event)
+        return event
+
+    def copy(self) -> EventLog:
+        """An independent log with the same events (the packed strings shared)."""
+        new = EventLog()
+        new.packed = list(self.packed)
+        new.ends = list(self.ends)
+        new.tail = list(self.tail)
+        new.base = self.base
+        return new
+
+    def __len__(self) -> int:
+        return self.base + len(self.tail)
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return list(self)[index]
+            return list(islice(self._from(start), max(stop - start, 0)))
+        i = index + len(self) if index < 0 else index
+        if not 0 <= i < len(self):
+            raise IndexError("event index out of range")
+        if i >= self.base:
+            return self.tail[i - self.base]
+        k = bisect_right(self.ends, i)
+        cached, events = self.cache
+        if cached != k:  # reads by index tend to stay in one hand: keep it unpacked
+            events = unpack(self.packed[k])
+            self.cache = (k, events)
+        return events[i - (self.ends[k - 1] if k else 0)]
+
+    def _from(self, start: int) -> Iterator[Event]:
+        """The events from the ``start``-th (0-based) on, unpacking only the hands needed."""
+        k = bisect_right(self.ends, start)
+        skip = start - (self.ends[k - 1] if k else 0)
+        for hand in range(k, len(self.packed)):
+            events = unpack(self.packed[hand])
+            yield from events[skip:] if skip else events
+            skip = 0
+        yield from self.tail[skip:]
+
+    def __iter__(self) -> Iterator[Event]:
+        return self._from(0)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a log or list holding equal events in the same order."""
+        if not isinstance(other, (EventLog, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"EventLog({len(self)} events, {len(self.packed)} hands packed)"
