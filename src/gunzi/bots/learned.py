@@ -60,13 +60,28 @@ class Policy:
 
     def __init__(self, path: Path | str = WEIGHTS) -> None:
         with np.load(Path(path)) as data:
-            self.meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
-            w = {name: data[name].astype(np.float32) for name in ARRAYS}
-        versions = (self.meta.get("obs_version"), self.meta.get("action_space_version"))
+            meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+            w = {name: data[name] for name in ARRAYS}
+        versions = (meta.get("obs_version"), meta.get("action_space_version"))
         if versions != (card_obs.OBS_VERSION, T.ACTION_SPACE_VERSION):
             raise ValueError(f"{path} was trained on observation v{versions[0]} and actions "
                              f"v{versions[1]}; this code has v{card_obs.OBS_VERSION} and "
                              f"v{T.ACTION_SPACE_VERSION}")
+        self._load(w, meta)
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> Policy:
+        """A policy straight from a net's :data:`ARRAYS` (training's actors act with the
+        learner's current weights this way, without a file)."""
+        self = cls.__new__(cls)
+        self._load(arrays, {"obs_version": card_obs.OBS_VERSION,
+                            "action_space_version": T.ACTION_SPACE_VERSION,
+                            "hidden": int(arrays["state.bias"].shape[0])})
+        return self
+
+    def _load(self, arrays: Mapping[str, np.ndarray], meta: dict[str, Any]) -> None:
+        self.meta = meta
+        w = {name: np.asarray(arrays[name], dtype=np.float32) for name in ARRAYS}
         self.hidden = int(self.meta["hidden"])
         self._ws = np.ascontiguousarray(w["state.weight"].T)  # (OBS_SIZE, hidden)
         self._bs = w["state.bias"]
