@@ -101,7 +101,7 @@ class Policy:
         Rows may come from different decisions (many tables scored at once)."""
         return self._body(obs @ self._ws + self._bs + self._emb[tokens])
 
-    def values(self, obs: np.ndarray, tokens: Sequence[int]) -> np.ndarray:
+    def values(self, obs: np.ndarray, tokens: Sequence[int] | np.ndarray) -> np.ndarray:
         """Values of the candidate ``tokens`` of one observation (its state part once)."""
         state = obs @ self._ws + self._bs
         return self._body(state[None, :] + self._emb[np.asarray(tokens, dtype=np.intp)])

@@ -158,19 +158,23 @@ def _imitation_loss(net: QNet, x: torch.Tensor, t: torch.Tensor,
                     expert: list[np.ndarray | None]) -> torch.Tensor | None:
     """Cross-entropy of the teacher's token under a softmax of Q over the legal tokens, on
     the samples where the teacher's token was taken."""
-    rows = [i for i, legal in enumerate(expert) if legal is not None and len(legal)]
+    rows: list[int] = []
+    sets: list[np.ndarray] = []
+    for i, legal in enumerate(expert):
+        if legal is not None and len(legal):
+            rows.append(i)
+            sets.append(legal)
     if not rows:
         return None
-    seg = torch.tensor(np.concatenate([np.full(len(expert[i]), k)  # type: ignore[arg-type]
-                                       for k, i in enumerate(rows)]), dtype=torch.long)
-    cand = torch.from_numpy(np.concatenate([expert[i] for i in rows  # type: ignore[misc]
-                                            ]).astype(np.int64))
+    seg = torch.from_numpy(np.repeat(np.arange(len(rows)), [len(s) for s in sets]))
+    cand = torch.from_numpy(np.concatenate(sets).astype(np.int64))
     idx = torch.tensor(rows, dtype=torch.long)
     logits = net(x[idx][seg], cand) / IMITATION_TEMPERATURE
     top = torch.zeros(len(rows)).scatter_reduce(0, seg, logits, "amax", include_self=False)
     lse = top + torch.zeros(len(rows)).index_add(0, seg, torch.exp(logits - top[seg])).log()
     chosen = net(x[idx], t[idx]) / IMITATION_TEMPERATURE
-    return (lse - chosen).mean()
+    loss: torch.Tensor = (lse - chosen).mean()
+    return loss
 
 
 def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int = 1,
@@ -200,6 +204,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int =
     game = Actors.Game(config.preset, config.options, config.mid_round)
     pool = Actors.start(game, actors, ray)
     buf = Buffer()
+    by_actor: dict[str, int] = {}  # hands played this call, per actor process (host:pid)
     updates = 0
     last_loss = float("nan")
     last_eval = ""
@@ -219,6 +224,8 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int =
                         for h in range(done, done + n)]
                 self_play = any(j.teacher is None for j in jobs)
                 played = pool.play(jobs, arrays_of(net) if self_play else None)
+                for traj in played:
+                    by_actor[traj.actor] = by_actor.get(traj.actor, 0) + 1
                 buf.add_round(played, np.random.default_rng([config.seed, done]))
                 before, done = done, done + n
                 while len(buf) >= config.batch:
@@ -253,7 +260,8 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int =
     if start == done:
         _save(ckpt, net, opt, config, done, seconds())
     return {"hands_done": done, "hands_this_run": done - start, "updates": updates,
-            "last_loss": last_loss, "seconds": seconds(), "checkpoint": str(ckpt)}
+            "last_loss": last_loss, "seconds": seconds(), "checkpoint": str(ckpt),
+            "actors": by_actor}
 
 
 def _crossed(before: int, after: int, every: int) -> bool:

@@ -18,7 +18,9 @@ actors played it nor where. Three ways to run them, same results:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import socket
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +63,7 @@ class Trajectory:
     seats: np.ndarray  # (steps,) int64
     rewards: np.ndarray  # (4,) float32
     expert: list[np.ndarray] = field(default_factory=list)
+    actor: str = ""  # host:pid of the process that played it
 
 
 @dataclass(frozen=True)
@@ -127,10 +130,11 @@ class Actor:
             env.step(token)
         return Trajectory(job.hand, np.stack(obs_rows), np.asarray(tokens, dtype=np.int64),
                           np.asarray(seats, dtype=np.int64), rewards,
-                          expert if teacher is not None else [])
+                          expert if teacher is not None else [], ACTOR_ID)
 
 
 _NONE = np.zeros(0, dtype=np.int16)
+ACTOR_ID = f"{socket.gethostname()}:{os.getpid()}"
 
 
 def chunks(jobs: Sequence[Job], k: int) -> list[list[Job]]:
@@ -205,9 +209,9 @@ class RayPool:
                 ray.init(num_cpus=k, **kwargs)
             else:
                 ray.init(address=address, **kwargs)
-        remote = ray.remote(num_cpus=1)(Actor)
+        remote: Any = ray.remote(num_cpus=1)(Actor)
         self.k = k
-        self.actors = [remote.remote(game) for _ in range(k)]
+        self.actors: list[Any] = [remote.remote(game) for _ in range(k)]
 
     def play(self, jobs: Sequence[Job], arrays: Arrays | None) -> list[Trajectory]:
         ref = self.ray.put(arrays)

@@ -135,6 +135,19 @@ def export_policy(
             "{file}: {bytes} bytes, hidden {hidden}, {dtype}, {hands} hands of {preset}")
 
 
+def plot_training(
+    run: Annotated[Path, typer.Argument(help="A run folder of gunzi train")],
+    file: Annotated[Path, typer.Argument(help="The image to write (.png, .svg, .pdf)")],
+    title: Annotated[str | None, typer.Option(help="Title of the figure")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """Plot a run's learning curve: loss and duplicate evaluations against hands trained."""
+    from gunzi.env.train_plot import plot
+
+    _report("plot-training", lambda: plot(run, file, title=title), json_out,
+            "{file}: {updates} updates, {evaluations} evaluations, {hands} hands")
+
+
 def _report(command: str, work: Callable[[], dict[str, Any]], json_out: bool,
             line: str) -> None:
     """Run ``work``; print its summary as JSON or as ``line``; exit 2 on a missing file
@@ -153,3 +166,4 @@ def register(app: typer.Typer, evaluator: EvaluatorFactory) -> None:
     _EVALUATOR[:] = [evaluator]
     app.command(name="train")(train)
     app.command(name="export-policy")(export_policy)
+    app.command(name="plot-training")(plot_training)
