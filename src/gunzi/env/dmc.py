@@ -50,7 +50,11 @@ class QNet(nn.Module):  # type: ignore[misc, unused-ignore]  # Any without torch
 
     def forward(self, obs: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
         """``obs``: (B, OBS_SIZE), ``tokens``: (B,) → (B,) values."""
-        out: torch.Tensor = self.body(self.state(obs) + self.action(tokens)).squeeze(-1)
+        return self.head(self.state(obs), tokens)
+
+    def head(self, state: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+        """Values from the state part of the first layer (computed once per observation)."""
+        out: torch.Tensor = self.body(state + self.action(tokens)).squeeze(-1)
         return out
 
     def best(self, obs: np.ndarray, legal: list[int]) -> int:
@@ -80,6 +84,7 @@ class TrainConfig:
     imitate_epsilon: float = 0.1  # the share of the teacher's decisions replaced by random
     imitate_weight: float = 1.0  # weight of the imitation (cross-entropy) term of the loss
     eval_every: int = 0  # hands between duplicate evaluations (0: none)
+    reuse: int = 1  # updates each sample takes part in (each time in another random order)
 
 
 # Softmax temperature of the imitation term, in net levels: the teacher's token is pushed
@@ -154,10 +159,11 @@ class Buffer:
         return out
 
 
-def _imitation_loss(net: QNet, x: torch.Tensor, t: torch.Tensor,
+def _imitation_loss(net: QNet, state: torch.Tensor, q: torch.Tensor,
                     expert: list[np.ndarray | None]) -> torch.Tensor | None:
     """Cross-entropy of the teacher's token under a softmax of Q over the legal tokens, on
-    the samples where the teacher's token was taken."""
+    the samples where the teacher's token was taken (``state``: the batch's state parts,
+    ``q``: the values of the tokens taken)."""
     rows: list[int] = []
     sets: list[np.ndarray] = []
     for i, legal in enumerate(expert):
@@ -169,10 +175,10 @@ def _imitation_loss(net: QNet, x: torch.Tensor, t: torch.Tensor,
     seg = torch.from_numpy(np.repeat(np.arange(len(rows)), [len(s) for s in sets]))
     cand = torch.from_numpy(np.concatenate(sets).astype(np.int64))
     idx = torch.tensor(rows, dtype=torch.long)
-    logits = net(x[idx][seg], cand) / IMITATION_TEMPERATURE
+    logits = net.head(state[idx][seg], cand) / IMITATION_TEMPERATURE
     top = torch.zeros(len(rows)).scatter_reduce(0, seg, logits, "amax", include_self=False)
     lse = top + torch.zeros(len(rows)).index_add(0, seg, torch.exp(logits - top[seg])).log()
-    chosen = net(x[idx], t[idx]) / IMITATION_TEMPERATURE
+    chosen = q[idx] / IMITATION_TEMPERATURE
     loss: torch.Tensor = (lse - chosen).mean()
     return loss
 
@@ -226,15 +232,18 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int =
                 played = pool.play(jobs, arrays_of(net) if self_play else None)
                 for traj in played:
                     by_actor[traj.actor] = by_actor.get(traj.actor, 0) + 1
-                buf.add_round(played, np.random.default_rng([config.seed, done]))
+                for k in range(config.reuse):
+                    buf.add_round(played, np.random.default_rng([config.seed, done, k]))
                 before, done = done, done + n
                 while len(buf) >= config.batch:
                     obs, tok, tgt, expert = buf.take(config.batch)
                     x = torch.from_numpy(np.stack(obs))
                     t = torch.tensor(tok, dtype=torch.long)
                     y = torch.tensor(tgt, dtype=torch.float32)
-                    mse = nn.functional.mse_loss(net(x, t), y)
-                    bc = _imitation_loss(net, x, t, expert)
+                    state = net.state(x)
+                    q = net.head(state, t)
+                    mse = nn.functional.mse_loss(q, y)
+                    bc = _imitation_loss(net, state, q, expert)
                     loss = mse if bc is None else mse + config.imitate_weight * bc
                     opt.zero_grad()
                     loss.backward()  # type: ignore[no-untyped-call, unused-ignore]

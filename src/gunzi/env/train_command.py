@@ -63,6 +63,7 @@ def train(
     ray: Annotated[str | None, typer.Option("--ray", help="Run the actors on Ray: a cluster "
                                             "address (auto, ray://HOST:10001) or 'local' "
                                             "(Ray started on this machine)")] = None,
+    reuse: Annotated[int, typer.Option(min=1, help="Updates each sample takes part in")] = 1,
     round_hands: Annotated[int, typer.Option(min=1, help="Hands per round (all actors use "
                                              "the round's weights)")] = 16,
     first_hands: Annotated[bool, typer.Option("--first-hands", help="Train on a match's "
@@ -98,7 +99,7 @@ def train(
     config = dmc.TrainConfig(preset=rules, hands=hands, seed=seed, epsilon=epsilon, lr=lr,
                              batch=batch, checkpoint_every=checkpoint_every, hidden=hidden,
                              options=changes, mid_round=not first_hands,
-                             round_hands=round_hands, imitate=imitate,
+                             round_hands=round_hands, reuse=reuse, imitate=imitate,
                              imitate_hands=imitate_hands if imitate else 0,
                              imitate_epsilon=imitate_epsilon, eval_every=eval_every)
     evaluate = None
