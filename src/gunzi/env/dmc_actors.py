@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from gunzi.bots.base import Bot, observe
-from gunzi.bots.learned import Policy
+from gunzi.bots.learned import Policy, single_thread_blas
 from gunzi.bots.registry import make_bot
 from gunzi.env import card_actions as CA
 from gunzi.env.cards import CardEnv
@@ -80,6 +80,7 @@ class Actor:
 
     def __init__(self, game: Game) -> None:
         self.env = CardEnv(game.preset, mid_round=game.mid_round, **dict(game.options))
+        single_thread_blas()  # small products: BLAS threads only wait (bots.learned)
         self.teachers: dict[str, Bot] = {}
 
     def play(self, jobs: Sequence[Job], arrays: Arrays | None) -> list[Trajectory]:
