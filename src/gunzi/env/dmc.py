@@ -4,15 +4,18 @@ One action-conditioned value net Q(s, a) for every seat: the seat's observation
 (:mod:`gunzi.bots.card_obs`, 750 floats) and one token id of the fixed action space
 (:mod:`gunzi.bots.card_tokens`). The state part of the first layer is a Linear over the
 observation, the action part an embedding of the token (the same as a Linear over a one-hot,
-computed once per candidate), then 256 → 256 → 1. At each step all legal tokens are scored
-in one batch and the best is played (ε-greedy). Targets are the seat's final reward of the
-hand (net levels), copied to every step of that seat, undiscounted; loss MSE, RMSprop
-(lr 1e-4, alpha 0.99, eps 1e-5), gradient clip 40, as DouZero. One process: the machine of
-this project has two cores (docs/research.md says how to scale it out).
+computed once per candidate), then 256 → 256 → 1. Actors (:mod:`gunzi.env.dmc_actors`:
+in this process, local processes or Ray) play each round's hands with the round's weights,
+greedy on Q (ε-greedy), or follow a teacher bot during an imitation warm start. Targets
+are the seat's final reward of the hand (net levels), copied to every step of that seat,
+undiscounted; loss MSE (plus, on the teacher's steps, the cross-entropy of its token
+under a softmax of Q over the legal tokens), RMSprop (lr 1e-4, alpha 0.99, eps 1e-5),
+gradient clip 40, as DouZero. docs/research.md describes the options.
 
 Checkpoints (``checkpoint.pt`` in the run folder) hold the net, the optimizer, the hands
-done, the configuration, the random generators and the observation and action-space
-versions, so ``resume`` continues the same run; ``loss.jsonl`` logs every update.
+done, the configuration, the training seconds and the observation and action-space
+versions, so ``resume`` continues the same run; ``loss.jsonl`` logs every update and
+``eval.jsonl`` every duplicate evaluation.
 """
 
 from __future__ import annotations
