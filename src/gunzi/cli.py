@@ -595,6 +595,7 @@ def rules_cmd(
 def _register_subsystems() -> None:
     """Commands owned by other packages (terminal play, ...) add themselves here."""
     from gunzi.arena.command import register as register_arena
+    from gunzi.arena.policy_eval import evaluator
     from gunzi.bots.registry import register as register_bot
     from gunzi.env.train_command import register as register_train
     from gunzi.ladder.command import register as register_ladder
@@ -610,7 +611,7 @@ def _register_subsystems() -> None:
     register_arena(app)
     register_ladder_top(register_ladder(app))
     register_review(app)
-    register_train(app)
+    register_train(app, evaluator)
 
 
 _register_subsystems()

@@ -1,5 +1,5 @@
 """A tiny DMC run: it trains, writes a loadable checkpoint, resumes, and the command works.
-Skipped without PyTorch (the [learn] extra is not part of dev)."""
+Skipped without PyTorch (the [learn] extra; dev has it too)."""
 
 from __future__ import annotations
 

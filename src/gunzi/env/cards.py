@@ -15,7 +15,7 @@ import numpy as np
 
 from gunzi.bots import card_obs
 from gunzi.engine import rules as card_rules
-from gunzi.engine.actions import Action
+from gunzi.engine.actions import Action, deal
 from gunzi.engine.match import Match
 from gunzi.engine.variant import variant_of
 from gunzi.engine.view import seat_position
@@ -34,16 +34,31 @@ def net_levels(result: dict[str, Any], seat: int) -> float:
 
 
 class CardEnv(TurnEnv):
-    """打滚子 (``preset="gunzi"``) or classic (``classic-1/2/3``), options as keywords."""
+    """打滚子 (``preset="gunzi"``) or classic (``classic-1/2/3``), options as keywords.
 
-    def __init__(self, preset: str = "gunzi", hands: int = 1, **options: Any) -> None:
+    ``mid_round``: every episode starts mid-round as the arena's duplicate deals do (a
+    random dealer, both teams at one random level, no tribute) instead of a match's first
+    hand, so training sees the hands it is measured on.
+    """
+
+    def __init__(self, preset: str = "gunzi", hands: int = 1, *, mid_round: bool = False,
+                 **options: Any) -> None:
         self.rules = card_rules.preset(preset, **options)
         self.hands = hands
+        self.mid_round = mid_round
         self.grouped = variant_of(self.rules).same_card_leads
         super().__init__(preset, 4, card_obs.OBS_SIZE, CA.NUM_ACTIONS, low=-50.0, high=50.0)
 
     def _start(self, seed: int) -> None:
-        self.match = Match(self.rules, random.Random(seed))
+        rng = random.Random(seed)
+        if self.mid_round:
+            level = rng.randint(self.rules.first_level, self.rules.last_level)
+            dealer = rng.randrange(4)
+            self.match = Match(self.rules, rng, auto_deal=False, levels=(level, level),
+                               dealer=dealer, blood=0)
+            self.match.apply(deal(rng.getrandbits(63)))
+        else:
+            self.match = Match(self.rules, rng)
         self._builder()
 
     def _builder(self) -> None:
