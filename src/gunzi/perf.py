@@ -31,6 +31,7 @@ from gunzi.engine import match as match_module
 from gunzi.engine.match import Match
 from gunzi.engine.rules import Ruleset, preset
 from gunzi.engine.sim import play_random_hands
+from gunzi.engine.variant import variant_of
 
 ROOT = Path(__file__).resolve().parents[2]  # a source checkout; absent in a wheel
 YARDSTICK_SRC = ROOT / "scripts" / "yardstick.c"
@@ -238,7 +239,7 @@ def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[s
         "last_trick_team0_rate": round(sum(1 for o in outcomes if o.last_winner % 2 == 0) / n,
                                        4),
     }
-    if not rules.is_gunzi:
+    if not variant_of(rules).same_card_leads:  # classic: throws and the kitty multiplier
         base = preset(rules.name).options()
         out["overrides"] = {k: v for k, v in rules.options().items() if base.get(k) != v}
         out["failed_throws"] = sum(o.failed_throws for o in outcomes)

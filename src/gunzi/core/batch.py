@@ -17,6 +17,7 @@ from gunzi.core import classic_play
 from gunzi.core.gunzi_play import play_random, random_deal
 from gunzi.engine.classic_policy import policy_of
 from gunzi.engine.rules import Ruleset
+from gunzi.engine.variant import variant_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,8 @@ def play_range(seed: int, start: int, stop: int, records: bool = False,
                rules: Ruleset | None = None) -> list[Outcome]:
     """Hands ``start``..``stop - 1`` of the batch ``seed``, random players; ``rules``: a
     classic rule set, or None (or 打滚子) for the 打滚子 core."""
-    if rules is not None and not rules.is_gunzi:
+    # the 打滚子 core plays games whose leads are same-card groups; classic has its own
+    if rules is not None and not variant_of(rules).same_card_leads:
         return _classic_range(seed, start, stop, records, rules)
     out: list[Outcome] = []
     for i in range(start, stop):
