@@ -14,8 +14,10 @@ from gunzi.core import gunzi_rule as GR
 from gunzi.core.gunzi_play import random_deal, start
 from gunzi.engine.actions import play
 from gunzi.engine.cards import NUM_TYPES
-from gunzi.engine.match import Match, Phase
+from gunzi.engine.match import Match
 from gunzi.engine.rules import preset
+
+from .positions import to_play
 
 VARIANTS = [
     {"follow": "dead"},
@@ -30,17 +32,6 @@ def test_weights_are_the_rule_bots() -> None:
     assert names == dataclasses.asdict(Params())
 
 
-def _to_play(match: Match, rng: random.Random) -> bool:
-    """Random legal actions until the play phase starts; False if the match ended first."""
-    while match.phase is not Phase.PLAY:
-        if match.is_over:
-            return False
-        seat = match.to_act
-        assert seat is not None
-        match.apply(match.legal_actions(seat).sample(rng))
-    return True
-
-
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
 def test_same_plays_as_the_rule_bot(variant: dict[str, object]) -> None:
     """At every play decision of seeded hands (played mostly by the rule bot, sometimes at
@@ -52,7 +43,7 @@ def test_same_plays_as_the_rule_bot(variant: dict[str, object]) -> None:
         rng = random.Random(seed)
         match = Match(rules, random.Random(seed * 31 + 7))
         for _ in range(2):
-            if not _to_play(match, rng):
+            if not to_play(match, rng):
                 break
             kitty = [0] * NUM_TYPES
             for c in match.kitty:
