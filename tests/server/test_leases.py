@@ -147,6 +147,22 @@ def test_a_stale_owners_commit_is_refused_and_writes_nothing(
         assert count("t1") == 2
         row = store.call(lambda s: s.get(db.TableRow, "t1"))
         assert (row.fence, row.n_actions) == (new, 2)
+        # A group's fences are checked in one statement: all current, all rows move on;
+        # one stale token among them, and the group writes nothing at all.
+        tokens = {"t1": new, "t2": other}
+
+        def group(n: int, stale: str | None) -> list[tuple[Any, ...]]:
+            return [(tid, _action(tid, n), [], {"n_actions": n, "n_events": 10 * n}, None,
+                     tokens[tid] - (tid == stale)) for tid in ("t1", "t2")]
+
+        with pytest.raises(db.Fenced):
+            store.call(db._commit_group, group(3, "t2"))
+        assert (count("t1"), count("t2")) == (2, 1)
+        store.call(db.check_fences, [("t2", other, {"n_actions": 2, "n_events": 20})])
+        store.call(db._commit_group, group(3, None))
+        rows = [store.call(lambda s, t=tid: s.get(db.TableRow, t)) for tid in ("t1", "t2")]
+        assert [(r.n_actions, r.n_events, r.fence) for r in rows] == [(3, 30, new),
+                                                                      (3, 30, other)]
     finally:
         store.close()
 

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
@@ -35,6 +35,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -46,6 +47,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from gunzi.server.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.sql.expression import TableClause
 
 T = TypeVar("T")
 
@@ -361,6 +365,30 @@ def check_fence(session: Session, table_id: str, fence: int | None,
         raise Fenced(table_id)
 
 
+def check_fences(session: Session,
+                 updates: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """:func:`check_fence` for several tables (id, token, values) in one statement per set
+    of column names, sent as one executemany: psycopg pipelines it, so a group commit makes
+    one round trip for all its tables instead of one each. Round trips matter more than
+    their count suggests: the worker thread waits for the GIL after each one, and with the
+    event loop busy that wait was up to a switch interval (5 ms), so a group of 64 fenced
+    tables took 200-500 ms (docs/server.md, "Load benchmark"). Raises :class:`Fenced`
+    (naming the first table) unless every row still held its token."""
+    by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for table_id, fence, values in updates:
+        values = values or {"fence": fence}
+        by_columns.setdefault(tuple(sorted(values)), []).append(
+            {"_id": table_id, "_fence": fence, **values})
+    table = cast("TableClause", TableRow.__table__)
+    for columns, rows in by_columns.items():
+        stmt = (update(table)
+                .where(table.c.id == bindparam("_id"), table.c.fence == bindparam("_fence"))
+                .values({c: bindparam(c) for c in columns}))
+        done = session.connection().execute(stmt, rows).rowcount
+        if done != len(rows):
+            raise Fenced(rows[0]["_id"] if len(rows) == 1 else f"one of {len(rows)} tables")
+
+
 def claim_fence(session: Session, table_id: str, statuses: tuple[str, ...]) -> int | None:
     """Take a table over: bump its fencing token (None if it is not in ``statuses``)."""
     row = session.execute(
@@ -396,8 +424,7 @@ def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
         commit_action(session, *items[0])
         return
     fenced = [item for item in items if len(item) > 5 and item[5] is not None]
-    for item in fenced:
-        check_fence(session, item[0], item[5], item[3])
+    check_fences(session, [(item[0], item[5], item[3]) for item in fenced])
     session.execute(insert(ActionRow), [item[1] for item in items])
     events = [e for item in items for e in item[2]]
     if events:
