@@ -158,7 +158,7 @@ def test_a_stale_owners_commit_is_refused_and_writes_nothing(
         with pytest.raises(db.Fenced):
             store.call(db._commit_group, group(3, "t2"))
         assert (count("t1"), count("t2")) == (2, 1)
-        store.call(db.check_fences, [("t2", other, {"n_actions": 2, "n_events": 20})])
+        store.call(db.update_tables, [("t2", other, {"n_actions": 2, "n_events": 20})])
         store.call(db._commit_group, group(3, None))
         rows = [store.call(lambda s, t=tid: s.get(db.TableRow, t)) for tid in ("t1", "t2")]
         assert [(r.n_actions, r.n_events, r.fence) for r in rows] == [(3, 30, new),

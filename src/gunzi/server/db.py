@@ -365,28 +365,38 @@ def check_fence(session: Session, table_id: str, fence: int | None,
         raise Fenced(table_id)
 
 
-def check_fences(session: Session,
-                 updates: list[tuple[str, int, dict[str, Any]]]) -> None:
-    """:func:`check_fence` for several tables (id, token, values) in one statement per set
-    of column names, sent as one executemany: psycopg pipelines it, so a group commit makes
-    one round trip for all its tables instead of one each. Round trips matter more than
-    their count suggests: the worker thread waits for the GIL after each one, and with the
-    event loop busy that wait was up to a switch interval (5 ms), so a group of 64 fenced
-    tables took 200-500 ms (docs/server.md, "Load benchmark"). Raises :class:`Fenced`
-    (naming the first table) unless every row still held its token."""
-    by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+def update_tables(session: Session,
+                  updates: list[tuple[str, int | None, dict[str, Any]]]) -> None:
+    """Several table rows' updates (id, fencing token or None, values), each :func:`check_fence`
+    for its row, in one statement per set of column names sent as one executemany: psycopg
+    pipelines it, so a group commit makes one round trip for all its tables instead of one
+    each. Round trips cost more than their count suggests: the worker thread waits for the
+    GIL after each one, and with the event loop busy that wait was up to a switch interval
+    (5 ms), so a group of 64 fenced tables took 200-500 ms (docs/server.md, "Load
+    benchmark"). Raises :class:`Fenced` unless every fenced row still held its token."""
+    groups: dict[tuple[bool, tuple[str, ...]], list[dict[str, Any]]] = {}
     for table_id, fence, values in updates:
+        if fence is None and not values:
+            continue
         values = values or {"fence": fence}
-        by_columns.setdefault(tuple(sorted(values)), []).append(
+        groups.setdefault((fence is not None, tuple(sorted(values))), []).append(
             {"_id": table_id, "_fence": fence, **values})
-    table = cast("TableClause", TableRow.__table__)
-    for columns, rows in by_columns.items():
-        stmt = (update(table)
-                .where(table.c.id == bindparam("_id"), table.c.fence == bindparam("_fence"))
-                .values({c: bindparam(c) for c in columns}))
-        done = session.connection().execute(stmt, rows).rowcount
-        if done != len(rows):
+    table = _table(TableRow)
+    for (fenced, columns), rows in groups.items():
+        stmt = update(table).where(table.c.id == bindparam("_id"))
+        if fenced:
+            stmt = stmt.where(table.c.fence == bindparam("_fence"))
+        done = session.connection().execute(
+            stmt.values({c: bindparam(c) for c in columns}), rows).rowcount
+        if fenced and done != len(rows):
             raise Fenced(rows[0]["_id"] if len(rows) == 1 else f"one of {len(rows)} tables")
+
+
+def _table(entity: type[Base]) -> TableClause:
+    """An entity's table, for Core statements: a group's rows inserted or updated in one
+    executemany without the ORM's per-row bookkeeping (which took most of the commit
+    thread's time, and its GIL, under load)."""
+    return cast("TableClause", entity.__table__)
 
 
 def claim_fence(session: Session, table_id: str, statuses: tuple[str, ...]) -> int | None:
@@ -411,9 +421,9 @@ def commit_action(
     exactly once: :func:`gunzi.server.ladder_db.writer`). With ``fence`` (several
     processes), the table row is updated first and only if it still holds that token."""
     check_fence(session, table_id, fence, table)
-    session.execute(insert(ActionRow), [action])
+    session.execute(insert(_table(ActionRow)), [action])
     if events:
-        session.execute(insert(EventRow), events)
+        session.execute(insert(_table(EventRow)), events)
     if more is not None:
         more(session)
 
@@ -423,16 +433,12 @@ def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
     if len(items) == 1:
         commit_action(session, *items[0])
         return
-    fenced = [item for item in items if len(item) > 5 and item[5] is not None]
-    check_fences(session, [(item[0], item[5], item[3]) for item in fenced])
-    session.execute(insert(ActionRow), [item[1] for item in items])
+    update_tables(session, [(item[0], item[5] if len(item) > 5 else None, item[3])
+                            for item in items])
+    session.execute(insert(_table(ActionRow)), [item[1] for item in items])
     events = [e for item in items for e in item[2]]
     if events:
-        session.execute(insert(EventRow), events)
-    plain = [{"id": item[0], **item[3]} for item in items if not (len(item) > 5 and item[5]
-                                                                  is not None)]
-    if plain:
-        session.execute(update(TableRow), plain)
+        session.execute(insert(_table(EventRow)), events)
     for item in items:
         if len(item) > 4 and item[4] is not None:
             item[4](session)
