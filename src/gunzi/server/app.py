@@ -123,6 +123,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster.scans.append(h.take_free)
             cluster.drops.append(h.lost)
             cluster.lobbies[h.lobby_kind] = h.public_tables
+            cluster.counts.sources.append(h.table_counts)
+        accounts.new_accounts.share(cluster.windows, "accounts")
 
     async def stop_tables() -> list[str]:
         return [*await hall.stop_tables(), *await board_hall.stop_tables()]
@@ -154,7 +156,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = accounts
     app.state.hall = hall
     app.state.board_hall = board_hall
-    app.state.limits = Limits(settings)
+    app.state.limits = limits = Limits(settings, None if cluster is None else cluster.counts)
+    if cluster is not None:
+        limits.lookups.share(cluster.windows, "lookups")
     app.state.cluster = cluster
     app.state.hand_over = hand_over
 

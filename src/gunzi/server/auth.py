@@ -337,23 +337,22 @@ def _client_ip(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _count_new_account(accounts: Accounts, request: Request) -> None:
-    """Accounts made from one address are capped (loopback is exempt: tests, benchmarks,
-    and a reverse proxy that does not forward the client's address)."""
+async def _count_new_account(accounts: Accounts, request: Request) -> None:
+    """Accounts made from one address are capped, in the whole hall (loopback is exempt:
+    tests, benchmarks, and a reverse proxy that does not forward the client's address)."""
     ip = _client_ip(request)
     if is_loopback(ip):
         return
-    if accounts.new_accounts.blocked(ip):
+    if not await accounts.new_accounts.allow(ip):
         raise HTTPException(429, detail={"code": "too_many_accounts",
                                          "message": "too many new accounts from your address"})
-    accounts.new_accounts.hit(ip)
 
 
 @router.post("/auth/guest")
 async def guest(request: Request, response: Response) -> dict[str, Any]:
     """Play at once: a new guest account and its session cookie."""
     accounts = accounts_of(request)
-    _count_new_account(accounts, request)
+    await _count_new_account(accounts, request)
     principal, token = await accounts.guest(token_of(request, accounts.settings))
     _set_cookie(response, accounts.settings, token)
     return {"user": principal.public()}
@@ -365,7 +364,7 @@ async def register(body: Credentials, request: Request, response: Response,
     """Create an account; a guest calling this keeps its identity (and tables) under the name."""
     accounts = accounts_of(request)
     if user is None or not user.guest:
-        _count_new_account(accounts, request)
+        await _count_new_account(accounts, request)
     try:
         principal, token = await accounts.register(
             user, token_of(request, accounts.settings), body.username, body.password)

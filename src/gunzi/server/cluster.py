@@ -16,6 +16,9 @@ and its fencing token. Here:
   replay every restart does.
 - **Lobby.** With each scan every process publishes its public live tables to Redis; a
   lobby list is this process's tables and the others' last published ones.
+- **Limits.** The socket caps, the table limits and the per-address windows are counted
+  for the whole hall in Redis (:mod:`gunzi.server.shared_limits`); our counts are written
+  again every ``lease_ttl / 3`` s and expire a lease after we stop.
 - **Hand-over.** At SIGTERM the tables stop (each under its lock, so no commit is in
   flight), the leases are released and the sockets closed: their clients reconnect to
   another process, which takes the tables at once.
@@ -35,6 +38,7 @@ import structlog
 from redis.asyncio import Redis
 
 from gunzi.server.leases import Leases
+from gunzi.server.shared_limits import SharedCounts, SharedWindows
 
 if TYPE_CHECKING:
     from gunzi.server.metrics import Metrics
@@ -64,6 +68,13 @@ class Cluster:
         self.redis: Redis = Redis.from_url(settings.redis_url, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
         self.leases = Leases(self.redis, settings.redis_prefix, self.me, self.ttl)
+
+        def unshared(step: str) -> None:
+            metrics.unshared.labels(step).inc()
+
+        self.counts = SharedCounts(self.redis, settings.redis_prefix, self.me, self.ttl,
+                                   unshared)
+        self.windows = SharedWindows(self.redis, settings.redis_prefix, self.me, unshared)
         self.until: dict[str, float] = {}  # table -> monotonic end of our claim on it
         self.renewed_at = time.monotonic()  # the last renewal round that reached Redis
         self.closing = False
@@ -151,6 +162,7 @@ class Cluster:
         period = min(self.ttl / 3, self.settings.lease_margin / 2)
         self.tasks.append(loop.create_task(self._every(period, self.renew)))
         self.tasks.append(loop.create_task(self._every(self.settings.lease_scan, self._scan)))
+        self.tasks.append(loop.create_task(self._every(self.ttl / 3, self.counts.renew)))
         log.info("cluster_started", owner=self.me)
 
     async def _scan(self) -> None:
@@ -197,6 +209,7 @@ class Cluster:
         ids = await stop_tables()
         self.until.clear()
         await self._release(ids)
+        await self.counts.drop()
         log.info("tables_handed_over", tables=len(ids), owner=self.me)
 
     async def close(self) -> None:

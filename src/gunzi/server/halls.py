@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -132,6 +132,15 @@ def mark_started(session: Session, table_id: str, header: dict[str, Any],
     )
 
 
+def _hall_full() -> TableError:
+    return TableError(503, "hall_full", "the hall is full; try again later")
+
+
+def _too_many_tables(settings: Settings) -> TableError:
+    return TableError(429, "too_many_tables",
+                      f"at most {settings.max_tables_per_user} open tables each")
+
+
 class BaseHall(Generic[T]):
     """Every live table of one kind in this server process."""
 
@@ -152,6 +161,7 @@ class BaseHall(Generic[T]):
         self.cluster: Cluster | None = None
         self.claims: dict[str, asyncio.Task[T | None]] = {}  # takeovers in progress
         self.unrestorable: set[str] = set()  # did not replay here: not taken again
+        self.opening: Counter[tuple[int, bool]] = Counter()  # tables being opened: (owner, quick)
 
     # ------------------------------------------------------- the kind's part
     def _which(self) -> ColumnElement[bool]:
@@ -171,7 +181,10 @@ class BaseHall(Generic[T]):
         raise NotImplementedError
 
     def count_tables(self) -> None:
-        """Update the tables gauge (a hook: only the card hall reports it)."""
+        """The tables changed: with several processes, our counts of them are published
+        (:meth:`table_counts`); the card hall also updates its gauge."""
+        if self.cluster is not None:
+            self.cluster.counts.publish_group(self._hall_count(), self.table_counts())
 
     # ------------------------------------------------------------ ladder
     async def ladder_totals(self, game: str, keys: list[str], fresh: bool) -> dict[str, int]:
@@ -414,13 +427,68 @@ class BaseHall(Generic[T]):
 
     # ------------------------------------------------------------------ create
     def _check_room(self, who: Principal, quick: bool) -> None:
-        if len(self.tables) >= self.settings.max_tables:
-            raise TableError(503, "hall_full", "the hall is full; try again later")
+        """Refuse a new table beyond the limits as this process counts them: its tables and
+        those being opened."""
+        if len(self.tables) + self.opening.total() >= self.settings.max_tables:
+            raise _hall_full()
         owned = sum(1 for t in self.tables.values()
                     if t.owner_id == who.user_id and t.status in LIVE and t.quick == quick)
-        if owned >= self.settings.max_tables_per_user:
-            raise TableError(429, "too_many_tables",
-                             f"at most {self.settings.max_tables_per_user} open tables each")
+        if owned + self.opening[(who.user_id, quick)] >= self.settings.max_tables_per_user:
+            raise _too_many_tables(self.settings)
+
+    async def _reserve(self, who: Principal, quick: bool) -> tuple[int, bool]:
+        """Check and count a table about to be opened: in this process (one step), then,
+        with several processes, against the whole hall's tables in Redis (one step there;
+        docs/deploy.md, "Limits across processes"). Its slot, for :meth:`_unreserve`."""
+        self._check_room(who, quick)
+        slot = (who.user_id, quick)
+        self.opening[slot] += 1
+        if self.cluster is None:
+            return slot
+        counts = self.table_counts()
+        asks = [(name, counts[name], limit) for name, limit in (
+            (self._hall_count(), self.settings.max_tables),
+            (self._user_count(*slot), self.settings.max_tables_per_user))]
+        try:
+            refused = await self.cluster.counts.take(asks)
+        except BaseException:
+            self._give_back(slot, asks)
+            raise
+        if refused is not None:
+            self._give_back(slot, asks)
+            raise _hall_full() if refused == 0 else _too_many_tables(self.settings)
+        self.count_tables()
+        return slot
+
+    def _unreserve(self, slot: tuple[int, bool]) -> None:
+        self.opening[slot] -= 1
+        if self.opening[slot] <= 0:
+            del self.opening[slot]
+
+    def _give_back(self, slot: tuple[int, bool], asks: list[tuple[str, int, int]]) -> None:
+        """A table not opened after all: our counts as they are again are published (a
+        count sent meanwhile had it)."""
+        self._unreserve(slot)
+        if self.cluster is not None:
+            counts = self.table_counts()
+            self.cluster.counts.publish({name: counts.get(name, 0) for name, _, _ in asks})
+
+    def _hall_count(self) -> str:
+        return f"tables:{self.lobby_kind}"
+
+    def _user_count(self, owner: int, quick: bool) -> str:
+        return f"tables:{self.lobby_kind}:u:{owner}:{'quick' if quick else 'lobby'}"
+
+    def table_counts(self) -> dict[str, int]:
+        """This process's tables of this kind and each owner's open or playing ones (quick
+        play apart), those being opened included, by the names of the hall's counts."""
+        owned = Counter((t.owner_id, t.quick) for t in self.tables.values()
+                        if t.status in LIVE and t.owner_id is not None)
+        owned.update(self.opening)
+        out = {self._user_count(owner, quick): n for (owner, quick), n in owned.items()
+               if n > 0}
+        out[self._hall_count()] = len(self.tables) + self.opening.total()
+        return {name: n for name, n in out.items() if n > 0}
 
     async def _open(self, who: Principal, *, name: str, public: bool, quick: bool,
                     preset: str, rules: dict[str, Any], seats: int, clock: int = 0,
@@ -430,22 +498,29 @@ class BaseHall(Generic[T]):
         code = None if public else "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
         table_id = secrets.token_urlsafe(9)
         fence = None
-        if self.cluster is not None:  # ours from the start: its lease, its first token
-            if not await self.cluster.acquire(table_id):
-                raise TableError(503, "busy", "could not open a table now; try again")
-            fence = 1
-        row = db.TableRow(
-            id=table_id, code=code, name=clean_text(name, 64), public=public,
-            preset=preset, rules=rules, clock=clock, max_hands=max_hands, status="open",
-            owner_id=who.user_id, header=None, created_at=t, updated_at=t, n_actions=0,
-            n_events=0, counter=counter, quick=quick, fence=fence or 0,
-        )
+        slot = await self._reserve(who, quick)
         try:
-            await self.store.run(create_rows, row, seats)
+            if self.cluster is not None:  # ours from the start: its lease, its first token
+                if not await self.cluster.acquire(table_id):
+                    raise TableError(503, "busy", "could not open a table now; try again")
+                fence = 1
+            row = db.TableRow(
+                id=table_id, code=code, name=clean_text(name, 64), public=public,
+                preset=preset, rules=rules, clock=clock, max_hands=max_hands, status="open",
+                owner_id=who.user_id, header=None, created_at=t, updated_at=t, n_actions=0,
+                n_events=0, counter=counter, quick=quick, fence=fence or 0,
+            )
+            try:
+                await self.store.run(create_rows, row, seats)
+            except BaseException:
+                if self.cluster is not None:
+                    self.cluster.forget(table_id)
+                raise
         except BaseException:
-            if self.cluster is not None:
-                self.cluster.forget(table_id)
+            self._unreserve(slot)
+            self.count_tables()
             raise
+        self._unreserve(slot)  # counted as a table from here on (no await in between)
         table = self._new_table(row, [SeatState() for _ in range(seats)])
         table.fence = fence
         table.host = who.name

@@ -85,7 +85,7 @@ async def table_by_code(code: Annotated[str, Path(max_length=16)],
     Lookups are throttled per address (``code_lookups_per_minute``): codes are guessable
     only by trying many."""
     limits: Limits = request.app.state.limits
-    if not limits.lookup_code(request.client.host if request.client else "?"):
+    if not await limits.lookup_code(request.client.host if request.client else "?"):
         raise HTTPException(429, detail={
             "code": "too_many_lookups",
             "message": "too many room-code lookups from your address; wait a minute"},

@@ -68,6 +68,11 @@ class Metrics:
             "gunzi_tables_taken_total", "Tables this process took over (their lease was free)",
             registry=r,
         )
+        self.unshared = Counter(
+            "gunzi_limits_unshared_total",
+            "Limit checks and counts that could not reach Redis (this process's count was the "
+            "limit), by step", ["step"], registry=r,
+        )
         self.lost = Counter(
             "gunzi_tables_lost_total", "Tables dropped: lease lost or a write fenced, by why",
             ["why"], registry=r,

@@ -56,6 +56,9 @@ def state_of(request: Request) -> ReplayState:
     app_state = request.app.state
     if not hasattr(app_state, "replay"):
         app_state.replay = ReplayState(app_state.settings)
+        cluster = getattr(app_state, "cluster", None)
+        if cluster is not None:  # one window for the whole hall
+            app_state.replay.uploads.share(cluster.windows, "uploads")
     replay: ReplayState = app_state.replay
     return replay
 
@@ -124,9 +127,8 @@ async def upload_timeline(request: Request) -> dict[str, Any]:
     settings: Settings = request.app.state.settings
     st = state_of(request)
     who = request.client.host if request.client else "?"
-    if st.uploads.blocked(who):
+    if not await st.uploads.allow(who):
         raise _error(429, "too_many_uploads", "too many records sent; wait a minute")
-    st.uploads.hit(who)
     body = await request.body()  # at most record_max_bytes: limits.BodyLimit saw to it
     try:
         text = body.decode("utf-8")

@@ -537,6 +537,7 @@ class Hall(TableHall):
         return db.TableRow.preset.not_like("quoridor%")  # the board hall has those
 
     def count_tables(self) -> None:
+        super().count_tables()
         counts: dict[str, int] = {"open": 0, "playing": 0, "finished": 0}
         for t in self.tables.values():
             counts[t.status] = counts.get(t.status, 0) + 1

@@ -202,7 +202,7 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
             return
         table = found
     if table is None:
-        if not limits.lookup_code(ip):
+        if not await limits.lookup_code(ip):
             await _deny(websocket, 429)
             return
         table = await find_table(hall, table_id)
@@ -215,7 +215,7 @@ async def serve_socket(websocket: WebSocket, table_id: str, hall: BaseHall[T],
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
     principal = await accounts.resolve(token)
     user_id = principal.user_id if principal else None
-    refused = limits.open_socket(user_id, ip)
+    refused = await limits.open_socket(user_id, ip)
     if refused is not None:
         log.info("ws_too_many_sockets", table=table_id, reason=refused)
         metrics.ws_closed.labels("429").inc()
