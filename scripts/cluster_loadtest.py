@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from sqlalchemy import create_engine, text
@@ -47,6 +48,77 @@ def wait_ready(url: str, timeout: float = 120) -> None:
             pass
         time.sleep(0.2)
     raise SystemExit(f"{url} did not become ready")
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def pids_named(name: str) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().strip() == name:
+                    out.append(int(d.name))
+            except OSError:
+                pass
+    return out
+
+
+class CpuBudget:
+    """Where the machine's CPU goes in the measured window: each hall process, PostgreSQL,
+    Redis, HAProxy and the load generator, and the machine's busy share (/proc/stat), so a
+    missed target can be put down to a cause (docs/server.md, "Load benchmark")."""
+
+    def __init__(self, halls: dict[str, int], haproxy: int | None) -> None:
+        self.halls = halls
+        self.haproxy = haproxy
+        self.start: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+
+    def _groups(self) -> dict[str, float]:
+        got = {name: cpu_seconds(pid) for name, pid in self.halls.items()}
+        got["postgres"] = sum(cpu_seconds(p) for p in pids_named("postgres"))
+        got["redis"] = sum(cpu_seconds(p) for p in pids_named("redis-server"))
+        if self.haproxy is not None:
+            got["haproxy"] = cpu_seconds(self.haproxy)
+        got["loadgen"] = cpu_seconds(os.getpid())
+        busy, total = self._machine()
+        got["_busy"], got["_total"] = busy, total
+        return got
+
+    @staticmethod
+    def _machine() -> tuple[float, float]:
+        cpu = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        idle = cpu[3] + cpu[4]
+        return (sum(cpu) - idle) / TICK, sum(cpu) / TICK
+
+    def window(self, opening: bool) -> None:
+        now = time.monotonic()
+        if opening:
+            self.start = {**self._groups(), "_t": now}
+        else:
+            end = {**self._groups(), "_t": now}
+            self.spent = {k: end[k] - self.start[k] for k in end}
+
+    def report(self, actions: int) -> dict[str, Any]:
+        s = self.spent
+        wall = s.pop("_t")
+        busy, total = s.pop("_busy"), s.pop("_total")
+        return {"machine_busy": round(busy / total, 3),
+                "cores_used": {k: round(v / wall, 3) for k, v in s.items()},
+                "hall_cpu_ms_per_action": round(
+                    1e3 * sum(v for k, v in s.items() if k.startswith("p")) / max(1, actions),
+                    3)}
 
 
 def main() -> int:
@@ -99,8 +171,11 @@ def main() -> int:
                                           stderr=subprocess.DEVNULL))
             url = f"http://127.0.0.1:{front}"
             wait_ready(url)
+        budget = CpuBudget({f"p{i}": p.pid for i, p in enumerate(procs[:args.processes], 1)},
+                           procs[-1].pid if args.processes > 1 else None)
         result = asyncio.run(loadtest.run(url, args.tables, args.rate, args.duration,
-                                          "gunzi"))
+                                          "gunzi", window=budget.window))
+        result["cpu"] = budget.report(result["actions_acked"])
         print(json.dumps({"processes": args.processes, **result}))
     finally:
         for p in procs:

@@ -19,6 +19,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -219,7 +220,10 @@ async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
 
 
 async def run(url: str, tables: int, rate: float, duration: float, preset: str,
-              warmup: float = 3.0) -> dict[str, Any]:
+              warmup: float = 3.0,
+              window: Callable[[bool], None] | None = None) -> dict[str, Any]:
+    """The load test; ``window(True)`` and ``window(False)`` are called as the measured
+    window opens and closes (scripts/cluster_loadtest.py reads the servers' CPU time)."""
     if not _loopback(url):
         raise SystemExit("the load test only runs against a loopback address")
     stats = Stats()
@@ -243,10 +247,14 @@ async def run(url: str, tables: int, rate: float, duration: float, preset: str,
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         acks0 = stats.acks
         stats.measuring = True
+        if window is not None:
+            window(True)
         t0 = time.perf_counter()
         await asyncio.sleep(duration)
         elapsed = time.perf_counter() - t0
         stats.measuring = False
+        if window is not None:
+            window(False)
         ru1 = resource.getrusage(resource.RUSAGE_SELF)
         acks = stats.acks - acks0
         stats.stopping = True
