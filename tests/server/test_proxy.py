@@ -10,9 +10,6 @@ Skipped when HAProxy is not installed (``apt-get install haproxy``).
 from __future__ import annotations
 
 import asyncio
-import secrets
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,73 +17,25 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from sqlalchemy import text
 
 from gunzi.server import loadtest
 from gunzi.server.loadtest import post_as
 
-from .util import (
-    Player,
-    ServerProc,
-    drop_keys,
-    free_port,
-    make_table,
-    pg_schema,
-    redis_or_skip,
-)
+from .cluster import Cluster, proxied_hall
+from .util import Player, make_table
 
 TTL = 20.0  # long: the hand-over must not wait for it
-CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(300)]
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, ServerProc], str, str, Any]]:
-    """Three processes p1..p3 and HAProxy in front: (proxy URL, processes, Redis key prefix,
-    PostgreSQL URL, admin engine)."""
-    haproxy = shutil.which("haproxy")
-    if haproxy is None:
-        pytest.skip("HAProxy is not installed (apt-get install -y haproxy)")
-    url = redis_or_skip()
-    prefix = f"gunzi-test-{secrets.token_hex(4)}:"
-    with pg_schema("gunzi_px_") as (pg, _schema, admin):
-        procs = {f"p{i}": ServerProc(
-            tmp_path / f"p{i}", args=("--database", pg, "--redis", url, "--node", f"p{i}"),
-            env={"GUNZI_REDIS_PREFIX": prefix, "GUNZI_LEASE_TTL": str(TTL),
-                 "GUNZI_LEASE_MARGIN": "3", "GUNZI_LEASE_SCAN": "0.5"}) for i in (1, 2, 3)}
-        port = free_port()
-        cfg = CONFIG.read_text().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-        for i, proc in enumerate(procs.values(), start=1):
-            cfg = cfg.replace(f"127.0.0.1:800{i}", f"127.0.0.1:{proc.port}")
-        (tmp_path / "haproxy.cfg").write_text(cfg)
-        proxy = subprocess.Popen([haproxy, "-db", "-f", str(tmp_path / "haproxy.cfg")],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            threads = [asyncio.to_thread(p.start) for p in procs.values()]
-
-            async def start_all() -> None:
-                await asyncio.gather(*threads)
-
-            asyncio.run(start_all())
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
-            while True:  # the proxy's health checks see every process ready
-                try:
-                    if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "the proxy never answered"
-                time.sleep(0.2)
-            yield base, procs, prefix, pg, admin
-        finally:
-            for p in procs.values():
-                p.stop()
-            proxy.terminate()
-            proxy.wait(10)
-            drop_keys(prefix)
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """Three processes p1..p3 and HAProxy in front."""
+    with proxied_hall(tmp_path, env={"GUNZI_LEASE_TTL": str(TTL), "GUNZI_LEASE_MARGIN": "3",
+                                     "GUNZI_LEASE_SCAN": "0.5"}) as c:
+        yield c
 
 
 async def _follow(p: Player, ws_base: str, stop: asyncio.Event) -> None:
@@ -106,10 +55,10 @@ async def _follow(p: Player, ws_base: str, stop: asyncio.Event) -> None:
             await asyncio.sleep(0.1)
 
 
-async def _scenario(base: str, procs: dict[str, ServerProc], prefix: str) -> dict[str, Any]:
+async def _scenario(cluster: Cluster) -> dict[str, Any]:
+    base, procs = cluster.base, cluster.procs
     ws_base = base.replace("http://", "ws://")
     stop = asyncio.Event()
-    r = redis.Redis.from_url(redis_or_skip())
     tables: dict[str, list[Player]] = {}
     out: dict[str, Any] = {}
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
@@ -143,16 +92,14 @@ async def _scenario(base: str, procs: dict[str, ServerProc], prefix: str) -> dic
         # A graceful stop hands the table over: it goes on long before its lease would
         # have expired.
         tid = next(iter(tables))
-        holder = r.get(f"{prefix}lease:{tid}")
-        assert holder is not None
-        node = holder.decode().split("/")[0]
+        node = cluster.owner(tid)
+        assert node is not None
         before = top(tid)
         t0 = time.monotonic()
         await asyncio.to_thread(procs[node].stop)
         await until(lambda: top(tid) > before, "the table to go on elsewhere", TTL)
         out["handover_s"] = time.monotonic() - t0
-        new = r.get(f"{prefix}lease:{tid}")
-        assert new is not None and new.decode().split("/")[0] != node
+        assert cluster.owner(tid) not in (None, node)
         await until(lambda: all(top(t) > before + 10 for t in tables), "play to go on")
         stop.set()
         await asyncio.gather(*keepers)
@@ -161,16 +108,13 @@ async def _scenario(base: str, procs: dict[str, ServerProc], prefix: str) -> dic
                 await p.disconnect()
                 assert p.gaps == []
     out["tables"] = tables
-    r.close()
     return out
 
 
-def test_three_processes_behind_haproxy(
-        cluster: tuple[str, dict[str, ServerProc], str, str, Any]) -> None:
-    base, procs, prefix, pg, admin = cluster
-    got = asyncio.run(_scenario(base, procs, prefix))
-    schema = pg.rsplit("%3D", 1)[1]
-    with admin.connect() as conn:
+def test_three_processes_behind_haproxy(cluster: Cluster) -> None:
+    got = asyncio.run(_scenario(cluster))
+    schema = cluster.schema
+    with cluster.admin.connect() as conn:
         for tid, players in got["tables"].items():
             for p in players:
                 stored = set(conn.execute(text(
@@ -180,7 +124,7 @@ def test_three_processes_behind_haproxy(
                 assert ok and ok <= stored, "an acknowledged play is missing"
     # gunzi loadtest through the proxy (a smoke run, not a benchmark): sockets follow
     # `moved`, REST calls the redirects.
-    result = asyncio.run(loadtest.run(base, tables=3, rate=4, duration=3, preset="gunzi",
+    result = asyncio.run(loadtest.run(cluster.base, tables=3, rate=4, duration=3, preset="gunzi",
                                       warmup=1))
     assert result["errors"] == 0, result["error_samples"]
     assert result["actions_acked"] > 0

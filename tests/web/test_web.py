@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from .conftest import DESKTOP, PHONE, free_port, missing, start_hall, stop_hall
 
@@ -317,21 +318,32 @@ def test_register_logout_login(hall: str, new_page: Any, artifacts: Path) -> Non
     page.wait_for_selector(f"#account .who:has-text('{name}')")
 
 
+def decide(page: Any, touch: bool) -> bool:
+    """Take the decision the page asks now, if any, as a player does: the hint, then the
+    highlighted button. False when there is none (not our turn, or it went away)."""
+    press = page.tap if touch else page.click
+    try:
+        if page.locator("#summary[open]").count():  # a hand ended: on to the next
+            press("#btn-summary-close", timeout=4000)
+        if not page.locator("#btn-hint:not([disabled])").count():
+            return False
+        press("#btn-hint", timeout=4000)
+        page.wait_for_selector("#buttons button.suggested:not([disabled])", timeout=4000)
+        press("#buttons button.suggested", timeout=4000)
+    except PlaywrightError:  # the decision went away (an auto-pass, a resync): ask again
+        return False
+    return True
+
+
 def _decide(page: Any, n: int) -> None:
     """Make n decisions with hint + the outlined button."""
     made = 0
     t0 = time.monotonic()
     while made < n and time.monotonic() - t0 < 60:
-        if not page.locator("#btn-hint:not([disabled])").count():
-            page.wait_for_timeout(50)
-            continue
-        try:
-            page.click("#btn-hint")
-            page.wait_for_selector("#buttons button.suggested:not([disabled])", timeout=4000)
-            page.click("#buttons button.suggested")
+        if decide(page, touch=False):
             made += 1
-        except Exception:
-            continue
+        else:
+            page.wait_for_timeout(50)
     assert made == n, f"made {made} of {n} decisions"
 
 

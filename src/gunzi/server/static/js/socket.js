@@ -22,7 +22,7 @@ export class TableSocket {
     this.ws = null;
     this.retry = 0;
     this.stopped = false;
-    this.pending = new Map(); // id -> {resolve, timer}
+    this.pending = new Map(); // id -> {msg, resolve, arm, disarm}: asked, not answered yet
     this.sent = []; // send times, for the rate limit
     this.queue = [];
     this.flushTimer = null;
@@ -55,6 +55,9 @@ export class TableSocket {
       if (!this.node) this.moves = 0;
       this.onStatus("open");
       this.raw({ t: "hello", last_seq: this.lastSeq });
+      // What was asked on a socket that dropped (its owner died, or handed the table over)
+      // and never answered: ask again here, same id (the server applies an act once).
+      for (const p of this.pending.values()) { p.arm(); this.send(p.msg); }
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.raw({ t: "ping" }), 25000);
     };
@@ -71,10 +74,7 @@ export class TableSocket {
         if (typeof f.seq === "number") this.lastSeq = f.seq;
       }
       if ((f.t === "ack" || f.t === "hint") && f.id && this.pending.has(f.id)) {
-        const p = this.pending.get(f.id);
-        this.pending.delete(f.id);
-        clearTimeout(p.timer);
-        p.resolve(f);
+        this.pending.get(f.id).resolve(f);
       }
       this.onFrame(f);
     };
@@ -82,12 +82,17 @@ export class TableSocket {
       clearInterval(this.pingTimer);
       if (this.ws !== ws) return;
       this.ws = null;
-      for (const [, p] of this.pending) { clearTimeout(p.timer); p.resolve({ t: "ack", ok: false, error: { code: "closed", message: "connection lost" } }); }
-      this.pending.clear();
       this.queue = [];
       // 1008 "logged out", 1001 "table closed", 4xxx: do not hammer the server.
       const final = this.stopped || ev.code === 1001 || (ev.code === 1008 && /logged out/.test(ev.reason || ""));
-      if (final) { this.onStatus("gone", ev.reason || String(ev.code)); return; }
+      if (final) {
+        for (const p of [...this.pending.values()]) p.resolve({ t: "ack", ok: false, error: { code: "closed", message: "connection lost" } });
+        this.onStatus("gone", ev.reason || String(ev.code));
+        return;
+      }
+      // Unanswered acts and hints wait for the next socket, which asks them again
+      // (docs/protocol.md §2.4); their clocks stop meanwhile: the page says it reconnects.
+      for (const p of this.pending.values()) p.disarm();
       if (ev.code === MOVED) {
         // Another process plays the table (the reason names it), or it is changing hands
         // (no name): go there at once, or ask again shortly; no back-off for this.
@@ -148,18 +153,24 @@ export class TableSocket {
     }
   }
 
+  /** Send {t: kind, id, ...body} and resolve with its answer (ack or hint). Kept across a
+   * reconnect and sent again on the next socket, until answered, or timed out after
+   * `timeoutMs` connected with no answer, or the socket is gone for good. */
   request(kind, body, timeoutMs = 12000, id = newId(kind[0])) {
     const msg = { t: kind, id, ...body };
     return new Promise((resolve) => {
-      // No answer in 4 s: send the same message again (same id: the server applies it once).
-      const again = setTimeout(() => { if (this.pending.has(id)) this.send(msg); }, 4000);
-      const timer = setTimeout(() => {
-        clearTimeout(again);
-        this.pending.delete(id);
-        resolve({ t: kind === "act" ? "ack" : "hint", ok: false, action: null, error: { code: "timeout", message: "no answer from the server" } });
-      }, timeoutMs);
-      this.pending.set(id, { resolve: (f) => { clearTimeout(again); resolve(f); }, timer });
-      this.send(msg);
+      const p = { msg, again: null, timer: null };
+      p.disarm = () => { clearTimeout(p.again); clearTimeout(p.timer); };
+      p.resolve = (f) => { p.disarm(); this.pending.delete(id); resolve(f); };
+      p.arm = () => {
+        p.disarm();
+        // No answer in 4 s: send the same message again (same id: the server applies it once).
+        p.again = setTimeout(() => this.send(msg), 4000);
+        p.timer = setTimeout(() => p.resolve({ t: kind === "act" ? "ack" : "hint", ok: false, action: null, error: { code: "timeout", message: "no answer from the server" } }), timeoutMs);
+      };
+      this.pending.set(id, p);
+      // Not connected now: the next socket sends it when it opens.
+      if (this.ws && this.ws.readyState === WebSocket.OPEN) { p.arm(); this.send(msg); }
     });
   }
 
