@@ -23,9 +23,16 @@ from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.halls import claim_table, create_rows
 from gunzi.server.leases import Leases
-from gunzi.server.settings import Settings
 
-from .util import TcpProxy, drop_keys, guest, hall_settings, pg_schema, redis_or_skip
+from .util import (
+    TcpProxy,
+    drop_keys,
+    guest,
+    hall_settings,
+    node_settings,
+    pg_and_prefix,
+    redis_or_skip,
+)
 
 pytestmark = pytest.mark.postgres
 
@@ -44,18 +51,11 @@ def _until(cond: Callable[[], Any], timeout: float, what: str) -> Any:
 @pytest.fixture
 def shared(tmp_path: Path) -> Iterator[tuple[str, str, Any]]:
     """A fresh PostgreSQL schema (its URL), a fresh Redis key prefix, the admin engine."""
-    redis_or_skip()
-    prefix = f"gunzi-test-{secrets.token_hex(4)}:"
-    with pg_schema("gunzi_lease_") as (pg, _schema, admin):
-        try:
-            yield pg, prefix, admin
-        finally:
-            drop_keys(prefix)
+    with pg_and_prefix("gunzi_lease_") as got:
+        yield got
 
 
-def _settings(tmp: Path, pg: str, prefix: str, node: str, **changes: Any) -> Settings:
-    return hall_settings(tmp / node, database_url=pg, redis_url=redis_or_skip(),
-                         redis_prefix=prefix, node=node, **changes)
+_settings = node_settings
 
 
 def test_a_lease_is_exclusive_renewed_by_its_owner_only_and_expires() -> None:

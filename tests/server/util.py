@@ -186,6 +186,26 @@ def drop_keys(prefix: str) -> None:
         r.delete(*keys)
 
 
+@contextlib.contextmanager
+def pg_and_prefix(schema_prefix: str) -> Iterator[tuple[str, str, Engine]]:
+    """A hall of several processes' shared parts for one test: a fresh PostgreSQL schema
+    (its URL), a fresh Redis key prefix and the admin engine; skips when either server
+    is unreachable."""
+    redis_or_skip()
+    prefix = f"gunzi-test-{secrets.token_hex(4)}:"
+    with pg_schema(schema_prefix) as (pg, _schema, admin):
+        try:
+            yield pg, prefix, admin
+        finally:
+            drop_keys(prefix)
+
+
+def node_settings(tmp: Path, pg: str, prefix: str, node: str, **changes: Any) -> Settings:
+    """One process ``node`` of such a hall (its data dir under ``tmp``)."""
+    return hall_settings(tmp / node, database_url=pg, redis_url=redis_or_skip(),
+                         redis_prefix=prefix, node=node, **changes)
+
+
 # ----------------------------------------------------------------- real server
 
 

@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster.scans.append(h.take_free)
             cluster.drops.append(h.lost)
             cluster.lobbies[h.lobby_kind] = h.public_tables
+            cluster.news.on("ladder", h.ladder_news, h.ladder_cache.clear)
             cluster.counts.sources.append(h.table_counts)
         accounts.new_accounts.share(cluster.windows, "accounts")
 

@@ -38,6 +38,7 @@ import structlog
 from redis.asyncio import Redis
 
 from gunzi.server.leases import Leases
+from gunzi.server.news import News
 from gunzi.server.shared_limits import SharedCounts, SharedWindows
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Cluster:
         self.redis: Redis = Redis.from_url(settings.redis_url, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
         self.leases = Leases(self.redis, settings.redis_prefix, self.me, self.ttl)
+        self.news = News(settings.redis_url, settings.redis_prefix, self.me)
 
         def unshared(step: str) -> None:
             metrics.unshared.labels(step).inc()
@@ -163,6 +165,7 @@ class Cluster:
         self.tasks.append(loop.create_task(self._every(period, self.renew)))
         self.tasks.append(loop.create_task(self._every(self.settings.lease_scan, self._scan)))
         self.tasks.append(loop.create_task(self._every(self.ttl / 3, self.counts.renew)))
+        self.tasks.append(loop.create_task(self.news.listen()))
         log.info("cluster_started", owner=self.me)
 
     async def _scan(self) -> None:
@@ -216,5 +219,6 @@ class Cluster:
         self.closing = True
         for task in list(self.tasks):
             task.cancel()
+        await self.news.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()

@@ -197,7 +197,23 @@ class BaseHall(Generic[T]):
                 self.ladder_cache.clear()
             for k in missing:
                 self.ladder_cache[(game, k)] = found.get(k, 0)
+            if fresh and self.cluster is not None:  # the other processes' caches too
+                self.spawn(self.cluster.news.publish(
+                    "ladder", {"game": game, "keys": sorted(set(missing))}))
         return {k: self.ladder_cache.get((game, k), 0) for k in keys}
+
+    def ladder_news(self, body: dict[str, Any]) -> None:
+        """Another process reread these players' totals (a rated hand ended there): drop
+        them from our cache, and the tables here where they sit show the new titles."""
+        game, keys = body.get("game"), body.get("keys")
+        if not isinstance(game, str) or not isinstance(keys, list):
+            return
+        changed = {k for k in keys if isinstance(k, str)}
+        for key in changed:
+            self.ladder_cache.pop((game, key), None)
+        for table in list(self.tables.values()):
+            if table.ladder_game == game and any(s.ladder_key in changed for s in table.seats):
+                self.spawn(table.refresh_titles())
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
