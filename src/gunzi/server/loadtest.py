@@ -55,6 +55,7 @@ class Stats:
     hint_rtt: list[float] = field(default_factory=list)
     acks: int = 0
     refused: int = 0
+    retries: int = 0  # 503 + Retry-After answers (a table between owners), asked again
     errors: list[str] = field(default_factory=list)
     frames: int = 0
     measuring: bool = False
@@ -192,15 +193,23 @@ async def _guest(client: httpx.AsyncClient) -> str:
 
 
 async def post_as(client: httpx.AsyncClient, path: str, cookie: str,
-                  **kw: Any) -> httpx.Response:
+                  stats: Stats | None = None, **kw: Any) -> httpx.Response:
     """POST as the guest ``cookie``; behind a proxy, a 307 to the process that plays the
     table is followed with the same cookie (httpx drops an explicit Cookie header on a
     redirect; a browser keeps its cookies)."""
     r = await client.post(path, headers={"Cookie": cookie}, **kw)
     for _ in range(MAX_MOVES):
-        if r.status_code != 307:
+        if r.status_code == 307:
+            r = await client.post(r.headers["location"], headers={"Cookie": cookie}, **kw)
+        elif r.status_code == 503 and r.headers.get("retry-after"):
+            # Between two owners (not carried out): again after the pause asked for, as
+            # the page does (static/js/api.js).
+            if stats is not None:
+                stats.retries += 1
+            await asyncio.sleep(min(2.0, float(r.headers["retry-after"])))
+            r = await client.post(path, headers={"Cookie": cookie}, **kw)
+        else:
             break
-        r = await client.post(r.headers["location"], headers={"Cookie": cookie}, **kw)
     return r
 
 
@@ -213,7 +222,7 @@ async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
     tid = r.json()["id"]
     table = LoadTable(stats, think)
     for seat, cookie in enumerate(cookies):
-        r = await post_as(client, f"/api/tables/{tid}/seats/{seat}", cookie)
+        r = await post_as(client, f"/api/tables/{tid}/seats/{seat}", cookie, stats)
         r.raise_for_status()
         table.players.append(Player(table, seat, cookie))
     return tid, table
@@ -240,9 +249,10 @@ async def run(url: str, tables: int, rate: float, duration: float, preset: str,
                 tasks.append(asyncio.create_task(p.run(f"{ws_base}/ws/tables/{tid}", stop)))
         await asyncio.sleep(1.0)
         for tid, table in made:
-            r = await post_as(client, f"/api/tables/{tid}/start", table.players[0].cookie)
+            r = await post_as(client, f"/api/tables/{tid}/start", table.players[0].cookie,
+                              stats)
             if r.status_code != 200:
-                stats.errors.append(f"start {r.status_code}")
+                stats.errors.append(f"start {r.status_code} {r.text[:120]}")
         await asyncio.sleep(warmup)
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         acks0 = stats.acks
@@ -278,6 +288,7 @@ async def run(url: str, tables: int, rate: float, duration: float, preset: str,
                         "p99": round(percentile(stats.hint_rtt, 0.99) * 1e3, 2)},
         "frames_received": stats.frames,
         "refused": stats.refused,
+        "retried_503": stats.retries,
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "loadgen_cpu_share": round(cpu / elapsed, 2),

@@ -1,5 +1,9 @@
 // REST calls to the hall (same origin; the session is an HttpOnly cookie).
 
+// A 503 with Retry-After is a table between two servers of the hall (docs/deploy.md): the
+// request was not carried out, so it is sent again, at most this many times.
+const RETRIES = 4;
+
 /** fetch JSON: resolves to {ok, status, data, error} and never throws on HTTP errors. */
 export async function api(path, { method = "GET", body } = {}) {
   const opts = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
@@ -8,10 +12,15 @@ export async function api(path, { method = "GET", body } = {}) {
     opts.body = JSON.stringify(body);
   }
   let r;
-  try {
-    r = await fetch(path, opts);
-  } catch (exc) {
-    return { ok: false, status: 0, data: null, error: String(exc.message || exc) };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      r = await fetch(path, opts);
+    } catch (exc) {
+      return { ok: false, status: 0, data: null, error: String(exc.message || exc) };
+    }
+    const wait = Number(r.headers.get("Retry-After"));
+    if (r.status !== 503 || !(wait > 0) || attempt >= RETRIES) break;
+    await new Promise((done) => setTimeout(done, Math.min(wait, 2) * 1000));
   }
   let data = null;
   const text = await r.text();
