@@ -51,9 +51,10 @@ def _copied(value: Any) -> Any:
 
 def _fields(m: Match) -> dict[str, Any]:
     """Every field of ``m``'s state (and its generators'), as a snapshot; not the cache of
-    listed follows, which a clone starts without (MatchState.follows_memo)."""
+    listed follows and the sampled action, which a clone starts without
+    (MatchState.follows_memo, MatchState.sampled)."""
     out = {name: _copied(getattr(m, name)) for name in STATE_FIELDS
-           if name not in ("events", "follows_memo")}
+           if name not in ("events", "follows_memo", "sampled")}
     out["events"] = list(m.events)
     out["rng"] = m.rng.getstate()
     out["hand_rng"] = m.hand_rng.getstate()

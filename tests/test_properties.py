@@ -74,7 +74,10 @@ def fingerprint(m: Match) -> tuple[Any, ...]:
     repr-ing hundreds of events at every rejected action would dominate the run time.
     """
     names = set(STATE_FIELDS) | set(getattr(m, "__dict__", {}))
-    state = [(k, getattr(m, k)) for k in sorted(names - {"rng", "hand_rng", "events"})]
+    # Not the action last sampled: a memo that legal_actions(...).sample sets, which only
+    # spares verifying that very action (MatchState.sampled).
+    state = [(k, getattr(m, k)) for k in sorted(names - {"rng", "hand_rng", "events",
+                                                          "sampled"})]
     events = (len(m.events), id(m.events), repr(m.events[-2:]))
     return repr(state), events, m.rng.getstate(), m.hand_rng.getstate()
 

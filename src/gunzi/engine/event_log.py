@@ -116,6 +116,7 @@ class EventLog(Sequence[Event]):
         self.ends: list[int] = []  # the number of events up to each packed hand's end
         self.tail: list[Event] = []  # the events not packed yet (the hand in play)
         self.base = 0  # how many events are packed
+        self.length = 0  # how many events in all: len(log), read as a plain attribute
         # (k, events): the k-th packed hand unpacked, as one value, so that a reader in
         # another thread never pairs one hand's number with another's events.
         self.cache: tuple[int, list[Event]] = (-1, [])
@@ -132,8 +133,8 @@ class EventLog(Sequence[Event]):
             self.ends.append(self.base)
             self.tail = tail = []
             self.cache = (-1, [])
-        event = Event(self.base + len(tail) + 1, hand, type_, public, secret, audience,
-                      private)
+        self.length += 1
+        event = Event(self.length, hand, type_, public, secret, audience, private)
         tail.append(event)
         return event
 
@@ -144,10 +145,11 @@ class EventLog(Sequence[Event]):
         new.ends = list(self.ends)
         new.tail = list(self.tail)
         new.base = self.base
+        new.length = self.length
         return new
 
     def __len__(self) -> int:
-        return self.base + len(self.tail)
+        return self.length
 
     @overload
     def __getitem__(self, index: int) -> Event: ...

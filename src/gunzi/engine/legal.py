@@ -138,11 +138,12 @@ _DECISION = {
 class LegalActions:
     """The legal actions of one seat now: iterate, test membership, sample, or build."""
 
-    __slots__ = ("_list", "_plays", "kind", "match", "seat")  # one per decision: keep it light
+    __slots__ = ("_list", "_plays", "at", "kind", "match", "seat")  # one per decision: light
 
     def __init__(self, match: Machine, seat: int) -> None:
         self.match = match
         self.seat = seat
+        self.at = match.events.length  # the position listed (its event count)
         self.kind: Kind | None = None
         self._list: list[Action] | None = None
         self._plays: list[tuple[Card, ...]] | None = None  # 打滚子 plays, wrapped on demand
@@ -199,13 +200,23 @@ class LegalActions:
         return Selection(self.match, self.seat, self.kind)
 
     def sample(self, rng: random.Random) -> Action:
-        """A random legal action (uniform over listed actions; a random build otherwise)."""
+        """A random legal action (uniform over listed actions; a random build otherwise).
+
+        A listed action is remembered (``MatchState.sampled``), so that applying it at the
+        position it was listed at verifies it by a lookup."""
         if self._plays is not None:
-            return play_action(self.seat, rng.choice(self._plays))
-        if self._list is not None:
+            action = play_action(self.seat, rng.choice(self._plays))
+        elif self._list is not None:
             if not self._list:
                 raise IndexError(f"seat {self.seat} has no decision to make now")
-            return rng.choice(self._list)
+            action = rng.choice(self._list)
+        else:
+            return self._built(rng)
+        self.match.sampled = (self.at, action)
+        return action
+
+    def _built(self, rng: random.Random) -> Action:
+        """A random legal action of a decision that is not listed eagerly."""
         if self.kind in (Kind.BURY, Kind.RETURN):
             return self.selection().sample(rng)
         if self.kind is Kind.DEAL:

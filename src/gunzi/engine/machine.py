@@ -94,6 +94,7 @@ class Machine(MatchState):
         # change only through apply (a clone, whose hands a search may rearrange, starts
         # without it).
         self.follows_memo = None
+        self.sampled = None  # the action legal_actions(...).sample drew from a listing
         self.seed = None
         self.deal_no = 0
         self.deck = []
@@ -175,7 +176,12 @@ class Machine(MatchState):
     def verify(self, action: Action) -> None:
         """Raise the error :meth:`apply` would raise for ``action``; change nothing.
 
-        The action's form and the turn here; the rest is the phase's own verify."""
+        The action's form and the turn here; the rest is the phase's own verify. An
+        action that ``legal_actions(seat).sample`` just drew from its listing of this very
+        position is legal by construction: a lookup."""
+        sampled = self.sampled
+        if sampled is not None and sampled[1] is action and sampled[0] == self.events.length:
+            return
         if not isinstance(action, Action):
             raise MalformedActionError(f"not an action: {action!r}")
         for group in (action.cards, action.take) if action.take else (action.cards,):

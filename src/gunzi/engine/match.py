@@ -138,6 +138,7 @@ class Match(Machine):
             setattr(new, name, value)
         new.events = self.events.copy()  # shares the packed hands
         new.follows_memo = None
+        new.sampled = None
         new.rng = _copy_rng(self.rng)
         new.hand_rng = _copy_rng(self.hand_rng)
         return new

@@ -201,6 +201,10 @@ class MatchState:
     # change only through apply (a clone, whose hands a search may rearrange, starts
     # without it).
     follows_memo: tuple[int, int, list[tuple[Card, ...]]] | None
+    # (event count, action): the action ``legal_actions(seat).sample`` last drew from an
+    # eager listing, with the count the listing was made at; verifying that very action
+    # at that count is a lookup (Machine.verify). Stale, and reset, as follows_memo.
+    sampled: tuple[int, Action] | None
     seed: int | None
     deal_no: int
     deck: list[Card]

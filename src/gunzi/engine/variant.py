@@ -73,7 +73,7 @@ class Gunzi(Variant):
         hand = m.hands[seat]
         if m.trick:
             plays = GT.legal_follows(m.trick[0][1], hand, m.order, m.live)
-            m.follows_memo = (len(m.events), seat, plays)
+            m.follows_memo = (m.events.length, seat, plays)
             return plays
         return GT.legal_leads(hand)
 
@@ -82,7 +82,7 @@ class Gunzi(Variant):
         if not m.trick:
             return GT.lead_error(cards, hand)
         memo = m.follows_memo
-        if memo is not None and memo[0] == len(m.events) and memo[1] == seat \
+        if memo is not None and memo[0] == m.events.length and memo[1] == seat \
                 and cards in memo[2]:
             return None  # one of the follows just listed for this very position
         return GT.follow_error(m.trick[0][1], cards, hand, m.order, m.live)

@@ -22,7 +22,7 @@ M = TypeVar("M", bound=MatchState)
 # Match fields seat_position does not copy as they are: hidden from some seat, or engine
 # machinery (the deal's seed and deck, the event log with its secrets, the generators).
 _BLANKED = frozenset(("hands", "deck", "seed", "events", "kitty", "tribute_cards", "can",
-                      "asks", "follows_memo"))
+                      "asks", "follows_memo", "sampled"))
 
 
 def _sorted_hand(match: MatchState, seat: int) -> list[str]:
@@ -66,6 +66,7 @@ def seat_fields(match: MatchState, seat: int) -> dict[str, Any]:
     out["seed"] = None
     out["events"] = EventLog()
     out["follows_memo"] = None
+    out["sampled"] = None
     out["kitty"] = list(match.kitty) if knows_kitty(match, seat) else []
     out["tribute_cards"] = match.tribute_cards if seat in (match.payer, match.payee) else ()
     out["results"] = _results(match)
