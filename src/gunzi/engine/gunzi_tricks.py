@@ -8,6 +8,7 @@ instead of raising, so the caller decides how to report it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 from gunzi.engine.cards import NAMES, NUM_TYPES, Card
 from gunzi.engine.order import TRUMP, Order
@@ -53,12 +54,21 @@ _LEADS: tuple[tuple[tuple[tuple[Card, ...], ...], ...], ...] = tuple(
 )
 
 
+SINGLES: tuple[tuple[Card], ...] = tuple((c,) for c in range(NUM_TYPES))
+ALL_CARDS = tuple(range(NUM_TYPES))
+
+
 def legal_leads(hand: Sequence[int]) -> list[tuple[Card, ...]]:
+    """Card by card, the leads its copies allow."""
     out: list[tuple[Card, ...]] = []
-    for c, k in enumerate(hand):
-        if k:
-            out += _LEADS[c][k]
+    for c in compress(ALL_CARDS, hand):  # the cards held
+        out += _LEADS[c][hand[c]]
     return out
+
+
+def held_singles(cards: Sequence[Card], hand: Sequence[int]) -> list[tuple[Card, ...]]:
+    """Each of ``cards`` that the hand holds, as a one-card play, in the order given."""
+    return [SINGLES[c] for c in cards if hand[c]]
 
 
 def follow_error(
@@ -142,10 +152,7 @@ def legal_follows(
     led = order.cls[lead[0]]
     members = order.class_cards[led]
     if n == 1:  # the commonest lead: any card of the class, or any card at all
-        singles: list[tuple[Card, ...]] = [(c,) for c in members if hand[c]]
-        if not singles:
-            singles = [(c,) for c in range(NUM_TYPES) if hand[c]]
-        return singles
+        return held_singles(members, hand) or held_singles(ALL_CARDS, hand)
     mine = [(c, hand[c]) for c in members if hand[c]]
     held = sum(k for _, k in mine)
     if held < n:
@@ -186,8 +193,8 @@ def trick_winner(plays: Sequence[Sequence[Card]], order: Order) -> int:
     for i in range(1, len(plays)):
         play = plays[i]
         first = play[0]
-        if any(c != first for c in play):
-            continue  # does not form the shape: never wins
+        if play.count(first) != len(play):
+            continue  # not one card's copies (does not form the shape): never wins
         c = cls[first]
         p = power[first]
         if c == best_cls:
