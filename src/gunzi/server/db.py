@@ -23,8 +23,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+import psycopg
 from alembic import command
 from alembic.config import Config
+from psycopg import sql as psql
+from psycopg.types.json import Json
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -365,15 +368,10 @@ def check_fence(session: Session, table_id: str, fence: int | None,
         raise Fenced(table_id)
 
 
-def update_tables(session: Session,
-                  updates: list[tuple[str, int | None, dict[str, Any]]]) -> None:
-    """Several table rows' updates (id, fencing token or None, values), each :func:`check_fence`
-    for its row, in one statement per set of column names sent as one executemany: psycopg
-    pipelines it, so a group commit makes one round trip for all its tables instead of one
-    each. Round trips cost more than their count suggests: the worker thread waits for the
-    GIL after each one, and with the event loop busy that wait was up to a switch interval
-    (5 ms), so a group of 64 fenced tables took 200-500 ms (docs/server.md, "Load
-    benchmark"). Raises :class:`Fenced` unless every fenced row still held its token."""
+def _row_updates(updates: list[tuple[str, int | None, dict[str, Any]]]
+                 ) -> dict[tuple[bool, tuple[str, ...]], list[dict[str, Any]]]:
+    """Table row updates (id, fencing token or None, values) grouped by (fenced?, column
+    names): each group is one statement's executemany parameters (``_id``, ``_fence``)."""
     groups: dict[tuple[bool, tuple[str, ...]], list[dict[str, Any]]] = {}
     for table_id, fence, values in updates:
         if fence is None and not values:
@@ -381,15 +379,86 @@ def update_tables(session: Session,
         values = values or {"fence": fence}
         groups.setdefault((fence is not None, tuple(sorted(values))), []).append(
             {"_id": table_id, "_fence": fence, **values})
+    return groups
+
+
+def _fenced(rows: list[dict[str, Any]], done: int) -> None:
+    if done != len(rows):
+        raise Fenced(rows[0]["_id"] if len(rows) == 1 else f"one of {len(rows)} tables")
+
+
+def update_tables(session: Session,
+                  updates: list[tuple[str, int | None, dict[str, Any]]]) -> None:
+    """Several table rows' updates (id, fencing token or None, values), each :func:`check_fence`
+    for its row, in one statement per set of column names sent as one executemany. Raises
+    :class:`Fenced` unless every fenced row still held its token."""
     table = _table(TableRow)
-    for (fenced, columns), rows in groups.items():
+    for (fenced, columns), rows in _row_updates(updates).items():
         stmt = update(table).where(table.c.id == bindparam("_id"))
         if fenced:
             stmt = stmt.where(table.c.fence == bindparam("_fence"))
         done = session.connection().execute(
             stmt.values({c: bindparam(c) for c in columns}), rows).rowcount
-        if fenced and done != len(rows):
-            raise Fenced(rows[0]["_id"] if len(rows) == 1 else f"one of {len(rows)} tables")
+        if fenced:
+            _fenced(rows, done)
+
+
+def _commit_group_pipelined(session: Session, items: list[tuple[Any, ...]]) -> None:
+    """:func:`_commit_group` on PostgreSQL: the table rows' updates and the actions' and
+    events' inserts go in one psycopg pipeline, so the group costs two round trips (the
+    pipeline, the COMMIT) instead of six. Round trips cost more than their count suggests:
+    the worker thread waits for the GIL after each one, and on a busy machine for a core
+    and for PostgreSQL's backend to be scheduled, so a group of 8 tables took 50-90 ms
+    with the event loop busy (docs/server.md, "Load benchmark"). The fencing tokens are
+    checked from the update counts after the pipeline's sync; a stale one raises
+    :class:`Fenced` and the transaction is rolled back, so nothing of the group is kept."""
+    conn = session.connection().connection.driver_connection
+    assert isinstance(conn, psycopg.Connection)
+    updates = _row_updates([(item[0], item[5] if len(item) > 5 else None, item[3])
+                            for item in items])
+    checks: list[tuple[psycopg.Cursor[Any], list[dict[str, Any]]]] = []
+    with conn.pipeline() as pipe:
+        for (fenced, columns), rows in updates.items():
+            cur = conn.cursor()
+            cur.executemany(_pg_update(columns, fenced), rows)
+            if fenced:
+                checks.append((cur, rows))
+        writes = conn.cursor()
+        writes.executemany(*_pg_insert(ActionRow, [item[1] for item in items]))
+        events = [e for item in items for e in item[2]]
+        if events:
+            writes.executemany(*_pg_insert(EventRow, events))
+        pipe.sync()
+    for cur, rows in checks:
+        _fenced(rows, cur.rowcount)
+    for item in items:
+        if len(item) > 4 and item[4] is not None:
+            item[4](session)
+
+
+def _pg_update(columns: tuple[str, ...], fenced: bool) -> psql.Composed:
+    """UPDATE game_tables SET <columns> WHERE id = %(_id)s [AND fence = %(_fence)s]."""
+    sets = psql.SQL(", ").join(psql.SQL("{} = {}").format(psql.Identifier(c), psql.Placeholder(c))
+                               for c in columns)
+    where = psql.SQL("id = %(_id)s") + (psql.SQL(" AND fence = %(_fence)s") if fenced
+                                        else psql.SQL(""))
+    return psql.SQL("UPDATE {} SET {} WHERE {}").format(
+        psql.Identifier(TableRow.__tablename__), sets, where)
+
+
+def _pg_insert(entity: type[Base], rows: list[dict[str, Any]]
+               ) -> tuple[psql.Composed, list[dict[str, Any]]]:
+    """INSERT INTO <entity's table> (<the rows' keys>) and the rows, its JSON columns as
+    psycopg's Json (stored as SQLAlchemy's JSON type stores them: json.dumps text)."""
+    table = _table(entity)
+    columns = list(rows[0])
+    json_columns = [c for c in columns if isinstance(table.c[c].type, JSON)]
+    if json_columns:
+        rows = [{**row, **{c: Json(row[c]) for c in json_columns}} for row in rows]
+    stmt = psql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+        psql.Identifier(table.name), psql.SQL(", ").join(map(psql.Identifier, columns)),
+        psql.SQL(", ").join(map(psql.Placeholder, columns)))
+    return stmt, rows
 
 
 def _table(entity: type[Base]) -> TableClause:
@@ -430,6 +499,9 @@ def commit_action(
 
 def _commit_group(session: Session, items: list[tuple[Any, ...]]) -> None:
     """Several tables' actions in one transaction (at most one action per table)."""
+    if session.get_bind().dialect.name == "postgresql":
+        _commit_group_pipelined(session, items)
+        return
     if len(items) == 1:
         commit_action(session, *items[0])
         return
