@@ -21,7 +21,6 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from gunzi.server import auth, board_api, lobby, pages, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
@@ -29,7 +28,7 @@ from gunzi.server.board_tables import BoardHall
 from gunzi.server.cluster import Cluster
 from gunzi.server.db import Store
 from gunzi.server.ladder_api import router as ladder_router
-from gunzi.server.limits import BodyLimit, Limits
+from gunzi.server.limits import BodyLimit, HostCheck, Limits
 from gunzi.server.metrics import Metrics
 from gunzi.server.settings import Settings, from_env
 from gunzi.server.tables import Hall
@@ -229,8 +228,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, limit_for=lambda path: (
         settings.record_max_bytes if path == "/api/timeline" else settings.http_max_body))
     if settings.allowed_hosts:
-        # Outermost: a request for a host not listed gets 400 before anything else runs.
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+        # Outermost: a request for a host not listed gets 400 before anything else runs
+        # (the health probes apart: limits.HostCheck).
+        app.add_middleware(HostCheck, allowed_hosts=list(settings.allowed_hosts))
 
     static = settings.static_path
     if static.is_dir():

@@ -21,6 +21,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 
 from starlette.datastructures import Headers
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -216,3 +217,24 @@ def _too_large(limit: int) -> JSONResponse:
     return JSONResponse({"detail": {"code": "body_too_large",
                                     "message": f"the request body is larger than {limit:,} bytes"}},
                         status_code=413)
+
+
+PROBES = ("/healthz", "/readyz")
+
+
+class HostCheck:
+    """ASGI middleware: Starlette's TrustedHostMiddleware (400 for a Host not in
+    ``allowed_hosts``) for everything but the health probes. A proxy's or a supervisor's
+    probe names the process, not the hall: HAProxy's ``option httpchk`` sends no Host at
+    all, so with the check on every process looked down and the hall answered 503
+    (docs/deploy.md). The probes tell nothing but whether the process is up."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
+        self.app = app
+        self.checked = TrustedHostMiddleware(app, allowed_hosts=allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] in PROBES:
+            await self.app(scope, receive, send)
+        else:
+            await self.checked(scope, receive, send)
