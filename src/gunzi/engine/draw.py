@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from types import MappingProxyType
 
 from gunzi.engine import cards as C
 from gunzi.engine import gunzi_tricks as GT
@@ -24,8 +23,9 @@ from gunzi.engine.order import flip_rank_key, order_for
 from gunzi.engine.state import Phase
 
 ONLY = tuple(frozenset((s,)) for s in range(4))  # audience of one seat
-# The secret part of a draw event, one shared read-only mapping per card.
-DRAWN = tuple(MappingProxyType({"card": NAMES[c]}) for c in range(NUM_TYPES))
+# The secret part of a draw event, one per card, shared by every draw of that card (the
+# event log makes each event's read-only map of it; never changed).
+DRAWN = tuple({"card": NAMES[c]} for c in range(NUM_TYPES))
 SEED_BITS = 256
 SEED_LIMIT = 2**SEED_BITS
 
@@ -158,8 +158,8 @@ class Draw(Step):
             m.pos += 1
             m.next_drawer = (seat + 1) % 4
             hands[seat][card] += 1
-            events.add(m.hand_no, "draw", MappingProxyType({"seat": seat, "n": m.pos}),
-                       DRAWN[card], ONLY[seat])
+            events.add_flat(m.hand_no, "draw", {"seat": seat, "n": m.pos}, DRAWN[card],
+                            ONLY[seat])
             if m.bj_pending and card < LJ and m.decl is not None and m.decl[0] == seat:
                 m.set_trump(card // 13, "bj-next-card", [])
                 m.bj_pending = False

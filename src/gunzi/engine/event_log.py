@@ -24,19 +24,21 @@ from itertools import islice
 from types import MappingProxyType
 from typing import Any, overload
 
-from gunzi.engine.events import NOBODY, Event
+from gunzi.engine.events import ATOMS, NOBODY, Event
 
-# Events the engine builds from flat payloads (numbers, text, tuples of them): packed with
-# a plain copy of their dicts instead of a walk. Only a speed hint: a hand in which such
-# an event holds a nested mapping after all is packed by the walk throughout.
+# The types of the events the engine adds flat (EventLog.add_flat: numbers, text, tuples of
+# them), which are most of a hand's events.
 FLAT = frozenset(("draw", "play", "trick"))
-_ATOMS = frozenset((str, int, float, bool, type(None)))
 
-Row = tuple[int, int, str, dict[str, Any], dict[str, Any] | None, frozenset[int], bool]
+# An event as a packed hand holds it: (type, public, secret, audience, private, walked),
+# the payloads as plain dicts (``walked``: nested ones too, see _plain). Not its number
+# or hand: a packed hand's events share its hand and are numbered on from its first.
+Row = tuple[str, dict[str, Any], dict[str, Any] | None, frozenset[int], bool, bool]
 Packed = bytes | list[Event]  # a hand as one string, or as it was if marshal cannot write it
 
-# The copy() of a MappingProxyType (what an event's payloads are): a plain dict.
-_copy: Callable[[Mapping[str, Any]], dict[str, Any]] = MappingProxyType.copy  # type: ignore[assignment]
+# An Event from the tuple of its fields, without the named tuple's own __new__ (a Python
+# function around this very call): the log builds ~340 events a hand.
+_event: Callable[[type[Event], tuple[Any, ...]], Event] = tuple.__new__
 
 
 def _plain(value: Any) -> Any:
@@ -45,7 +47,7 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind is MappingProxyType or kind is dict:
         return {k: _plain(v) for k, v in value.items()}
-    if kind is tuple and not set(map(type, value)) <= _ATOMS:
+    if kind is tuple and not set(map(type, value)) <= ATOMS:
         return tuple([_plain(v) for v in value])
     return value
 
@@ -55,37 +57,23 @@ def _read_only(value: Any) -> Any:
     kind = type(value)
     if kind is dict:
         return MappingProxyType({k: _read_only(v) for k, v in value.items()})
-    if kind is tuple and not set(map(type, value)) <= _ATOMS:
+    if kind is tuple and not set(map(type, value)) <= ATOMS:
         return tuple([_read_only(v) for v in value])
     return value
 
 
 def _walked_row(ev: Event) -> Row:
     secret = None if ev.secret is None else _plain(ev.secret)
-    return (ev.v, ev.hand, ev.type, _plain(ev.public), secret, ev.audience, ev.private)
+    return (ev.type, _plain(ev.public), secret, ev.audience, ev.private, True)
 
 
-def pack(events: list[Event]) -> Packed:
-    """One hand's events as one string (see :func:`unpack`); the list itself in the
-    unlikely case that they hold something ``marshal`` cannot write."""
-    # Each event read as the tuple it is (seven attribute reads per event would cost as
-    # much as the rest); flat payloads copied by the read-only view's own copy(), which is
-    # the dict's (dict() of a view reads it key by key).
-    rows: list[Row] = []
-    for ev in events:
-        v, hand, type_, public, secret, audience, private = ev
-        if type_ in FLAT:
-            rows.append((v, hand, type_, _copy(public),
-                         None if secret is None else _copy(secret), audience, private))
-        else:
-            rows.append(_walked_row(ev))
+def pack(events: list[Event], rows: list[Row]) -> Packed:
+    """One hand's events, given with their rows, as one string (see :func:`unpack`); the
+    list itself in the unlikely case that marshal cannot write a flat event's values."""
+    first = events[0]
     try:
-        return marshal.dumps((False, rows))
-    except ValueError:  # a flat-typed event held a read-only mapping after all
-        pass
-    try:
-        return marshal.dumps((True, [_walked_row(ev) for ev in events]))
-    except ValueError:  # not JSON-like data (no event is); kept as it is
+        return marshal.dumps((first.v, first.hand, rows))
+    except ValueError:
         return events
 
 
@@ -93,15 +81,16 @@ def unpack(data: Packed) -> list[Event]:
     """The events :func:`pack` was given, equal to them (payloads read-only again)."""
     if isinstance(data, list):
         return data
-    walked, rows = marshal.loads(data)
+    v, hand, rows = marshal.loads(data)
     out = []
-    for v, hand, type_, public, secret, audience, private in rows:
-        if walked or type_ not in FLAT:
+    for type_, public, secret, audience, private, walked in rows:
+        if walked:
             public, secret = _read_only(public), _read_only(secret)
         else:
             public = MappingProxyType(public)
             secret = None if secret is None else MappingProxyType(secret)
-        out.append(Event(v, hand, type_, public, secret, audience or NOBODY, private))
+        out.append(_event(Event, (v, hand, type_, public, secret, audience or NOBODY, private)))
+        v += 1
     return out
 
 
@@ -115,6 +104,7 @@ class EventLog(Sequence[Event]):
         self.packed: list[Packed] = []  # one per finished hand, oldest first
         self.ends: list[int] = []  # the number of events up to each packed hand's end
         self.tail: list[Event] = []  # the events not packed yet (the hand in play)
+        self.rows: list[Row] = []  # the tail's events as they will be packed
         self.base = 0  # how many events are packed
         self.length = 0  # how many events in all: len(log), read as a plain attribute
         # (k, events): the k-th packed hand unpacked, as one value, so that a reader in
@@ -124,17 +114,38 @@ class EventLog(Sequence[Event]):
     def add(self, hand: int, type_: str, public: Mapping[str, Any],
             secret: Mapping[str, Any] | None = None, audience: frozenset[int] = NOBODY,
             private: bool = False) -> Event:
-        """Append the next event (numbered on from the last) and return it. The first
-        event of a new hand packs the events before it."""
+        """Append the next event (numbered on from the last; its payloads frozen, see
+        :func:`~gunzi.engine.events.freeze`) and return it. The first event of a new hand
+        packs the events before it."""
+        event = self._append(hand, type_, public, secret, audience, private)
+        self.rows.append(_walked_row(event))
+        return event
+
+    def add_flat(self, hand: int, type_: str, public: dict[str, Any],
+                 secret: dict[str, Any] | None = None, audience: frozenset[int] = NOBODY
+                 ) -> Event:
+        """:meth:`add` for an event whose values are already immutable (numbers, text,
+        tuples of them): the log makes the read-only maps itself and packs the dicts as
+        they are, so they must not change afterwards (the draw, play and trick events)."""
+        event = self._append(hand, type_, MappingProxyType(public),
+                             None if secret is None else MappingProxyType(secret), audience,
+                             False)
+        self.rows.append((type_, public, secret, audience, False, False))
+        return event
+
+    def _append(self, hand: int, type_: str, public: Mapping[str, Any],
+                secret: Mapping[str, Any] | None, audience: frozenset[int], private: bool
+                ) -> Event:
         tail = self.tail
         if tail and hand != tail[0].hand:
-            self.packed.append(pack(tail))
+            self.packed.append(pack(tail, self.rows))
             self.base += len(tail)
             self.ends.append(self.base)
             self.tail = tail = []
+            self.rows = []
             self.cache = (-1, [])
         self.length += 1
-        event = Event(self.length, hand, type_, public, secret, audience, private)
+        event = _event(Event, (self.length, hand, type_, public, secret, audience, private))
         tail.append(event)
         return event
 
@@ -144,6 +155,7 @@ class EventLog(Sequence[Event]):
         new.packed = list(self.packed)
         new.ends = list(self.ends)
         new.tail = list(self.tail)
+        new.rows = list(self.rows)
         new.base = self.base
         new.length = self.length
         return new

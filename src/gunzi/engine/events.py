@@ -14,6 +14,8 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 NOBODY: frozenset[int] = frozenset()
+# The immutable leaves of event data.
+ATOMS = frozenset((str, int, float, bool, type(None)))
 
 
 class Event(NamedTuple):
@@ -47,6 +49,8 @@ def freeze(value: Any) -> Any:
     """
     kind = type(value)
     if kind is list or kind is tuple:
+        if set(map(type, value)) <= ATOMS:  # numbers and text (a deck, a hand): one copy
+            return tuple(value)
         return tuple([freeze(v) for v in value])
     if kind is dict or kind is MappingProxyType:
         return MappingProxyType({k: freeze(v) for k, v in value.items()})

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, ClassVar, NoReturn
 
 from gunzi.engine import cards as C
@@ -152,8 +151,9 @@ class Machine(MatchState):
 
     def emit_flat(self, type_: str, public: dict[str, Any]) -> Event:
         """A public event whose values are already immutable (numbers, text, tuples of
-        text): the play and trick events, built without walking them."""
-        return self.events.add(self.hand_no, type_, MappingProxyType(public))
+        text): the play and trick events, built without walking them
+        (:meth:`~gunzi.engine.event_log.EventLog.add_flat`)."""
+        return self.events.add_flat(self.hand_no, type_, public)
 
     # ------------------------------------------------------- shared state moves
     def move_cards(self, src: int, dst: int, cards: Sequence[Card]) -> None:
