@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,9 @@ from gunzi.engine import records
 from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.settings import Settings
+from gunzi.server.tables import RESUME_GRACE
 
-from .util import cookie_guest, failing_commit, hall_settings, pg_schema, recv
+from .util import cookie_guest, failing_commit, four_humans, hall_settings, pg_schema, recv
 
 
 def _play(ws: Any, decisions: int, prefix: str) -> dict[str, Any]:
@@ -74,6 +76,40 @@ def _restart_round_trip(settings: Settings, preset: str) -> None:
 
 def test_restart_resumes_the_table_where_it_was(tmp_path: Path) -> None:
     _restart_round_trip(hall_settings(tmp_path / "data"), "gunzi")
+
+
+def _deadline(client: TestClient, tid: str, cookie: dict[str, str]) -> tuple[int, int]:
+    """The seat to act and its turn clock's deadline (epoch ms) as the table sends them
+    (once the first deal is out)."""
+    with client.websocket_connect(f"/ws/tables/{tid}", headers=cookie) as ws:
+        ws.send_json({"t": "hello"})
+        turn = recv(ws, ("events", "snapshot"))["turn"]
+        while turn["deadline"] is None:
+            turn = recv(ws, "events")["turn"]
+    return turn["seat"], turn["deadline"]
+
+
+def test_a_restart_keeps_the_turn_clock_running_from_the_last_action(tmp_path: Path) -> None:
+    """The pending decision's clock runs on from the last stored action (a takeover by
+    another process rebuilds the table the same way), with RESUME_GRACE s at least."""
+    settings = hall_settings(tmp_path / "data")
+    with TestClient(create_app(settings)) as c1:
+        tid, cookies = four_humans(c1, "gunzi", clock=30)
+        seat, before = _deadline(c1, tid, cookies[0])
+    time.sleep(2.0)
+    with TestClient(create_app(settings)) as c2:
+        again, after = _deadline(c2, tid, cookies[0])
+    assert again == seat
+    # Not a fresh 30 s from the restart (that would be >= before + 2000 ms).
+    assert abs(after - before) < 1000, (before, after)
+    with TestClient(create_app(settings)) as c3:
+        store = c3.app.state.hall.store
+        store.call(lambda s: s.execute(text(
+            "UPDATE actions SET created_at = created_at - 29 WHERE table_id = :t"), {"t": tid}))
+    with TestClient(create_app(settings)) as c4:
+        _seat, late = _deadline(c4, tid, cookies[0])
+    left = late / 1000 - time.time()
+    assert RESUME_GRACE - 1.5 < left <= RESUME_GRACE + 0.1, left  # 1 s left: the grace
 
 
 def test_failed_commit_is_not_acked_and_the_table_recovers(

@@ -56,6 +56,7 @@ from gunzi.server.table_games import ALLOWED_BOTS, TableGame, table_game
 log = structlog.get_logger("gunzi.tables")
 
 RESYNC_MAX = 5000  # larger gaps get a snapshot instead of the missing events
+RESUME_GRACE = 5.0  # s of turn clock a pending decision keeps at least after a takeover
 
 __all__ = ["ALLOWED_BOTS", "CODE_ALPHABET", "LIVE", "CommitError", "Conn", "Hall", "SeatState",
            "Table", "TableError", "TableHall", "clean_text", "where"]
@@ -390,6 +391,19 @@ class Table(SeatedTable):
         self._replay(item.actions)
         if check:
             check_replay(self.game.events(), item)
+        if self.clock > 0 and item.actions:
+            self._resume_clock(item.actions[-1].created_at)
+
+    def _resume_clock(self, since: float) -> None:
+        """The turn clock of the decision pending since ``since`` (the last stored action,
+        epoch s) runs on from there after a restart or a takeover by another process, not
+        from full: a seat with 1 s left got a fresh 30 s at the new owner. It keeps at
+        least RESUME_GRACE s (at most the clock), since its player's socket is only then
+        finding the table again."""
+        left = max(self.clock - (time.time() - since), min(self.clock, RESUME_GRACE))
+        self.decision_key = self.game.n_events
+        self.deadline = time.monotonic() + left
+        self.deadline_wall = int((time.time() + left) * 1000)
 
     # --------------------------------------------------------------- players
     # (the acting path is SeatedTable._act; these are its game parts)
