@@ -6,15 +6,22 @@ legal follows, the trick winner) is asked of the rules object, ``m.variant``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action
-from gunzi.engine.cards import NAMES, POINTS
+from gunzi.engine.cards import POINTS, Card
 from gunzi.engine.errors import IllegalActionError
 from gunzi.engine.events import Event
 from gunzi.engine.machine import Machine, Step, show
 from gunzi.engine.state import Phase, team_of
+
+
+@lru_cache(maxsize=1 << 14)
+def play_names(cards: tuple[Card, ...]) -> tuple[str, ...]:
+    """The names of a play's cards, as its event holds them; built once per play."""
+    return tuple(C.names(cards))
 
 
 class Play(Step):
@@ -48,8 +55,7 @@ class Play(Step):
     def apply(self, m: Machine, action: Action) -> Event:
         seat = action.seat
         cards = action.cards
-        public: dict[str, Any] = {"seat": seat, "cards": tuple([NAMES[c] for c in cards]),
-                                  "trick": m.trick_no}
+        public: dict[str, Any] = {"seat": seat, "cards": play_names(cards), "trick": m.trick_no}
         if not m.trick:
             cards = m.variant.lead(m, seat, cards, public)
         hand = m.hands[seat]
