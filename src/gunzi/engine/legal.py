@@ -202,8 +202,10 @@ class LegalActions:
     def sample(self, rng: random.Random) -> Action:
         """A random legal action (uniform over listed actions; a random build otherwise).
 
-        A listed action is remembered (``MatchState.sampled``), so that applying it at the
-        position it was listed at verifies it by a lookup."""
+        The action is remembered (``MatchState.sampled``), so that applying it at the
+        position it was drawn for verifies it by a lookup: it was drawn from the legal
+        ones, or built legal card by card (a deal's seed is not: a duplicate board's
+        second play must repeat its first's)."""
         if self._plays is not None:
             action = play_action(self.seat, rng.choice(self._plays))
         elif self._list is not None:
@@ -211,7 +213,9 @@ class LegalActions:
                 raise IndexError(f"seat {self.seat} has no decision to make now")
             action = rng.choice(self._list)
         else:
-            return self._built(rng)
+            action = self._built(rng)
+            if self.kind is Kind.DEAL:
+                return action
         self.match.sampled = (self.at, action)
         return action
 
