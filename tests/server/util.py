@@ -23,6 +23,7 @@ import httpx
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Origin
 
 from gunzi.server.loadtest import post_as
 from gunzi.server.settings import Settings
@@ -328,6 +329,7 @@ class Player:
     pending: str | None = None  # an act sent and not acked yet: resent, same id, on reconnect
     node: str | None = None  # several processes behind a proxy: the one to reach (?node=)
     resends: int = 0
+    origin: str | None = None  # the handshake's Origin, as a browser sends it
 
     async def connect(self, last_seq: int | None) -> None:
         headers = {"Cookie": self.cookie} if self.cookie else {}
@@ -335,7 +337,8 @@ class Player:
                                        f"node={self.node}" if self.node else "") if q)
         url = f"{self.ws_base}/ws/tables/{self.table_id}" + (f"?{query}" if query else "")
         self.ws = await connect(url, additional_headers=headers, compression=None,
-                                max_size=2**24, open_timeout=20)
+                                max_size=2**24, open_timeout=20,
+                                origin=None if self.origin is None else Origin(self.origin))
         self.hint_for = None
         await self.ws.send(json.dumps({"t": "hello", "last_seq": last_seq}))
         if self.play and self.pending is not None:
