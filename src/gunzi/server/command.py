@@ -4,9 +4,76 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from urllib.parse import urlsplit, urlunsplit
 
 import typer
+
+if TYPE_CHECKING:
+    from gunzi.server.settings import Settings
+
+# Exit codes of `gunzi serve` when it cannot start (docs/deploy.md): a setting that
+# cannot work (the systemd unit does not restart it: RestartPreventExitStatus), and
+# PostgreSQL or Redis unreachable (it does, until they answer).
+CONFIG_ERROR = 2
+UNREACHABLE = 3
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """One line on stderr, no traceback, and exit ``code``."""
+    typer.echo(f"gunzi serve: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].strip() if text else type(exc).__name__
+
+
+def unreachable(settings: Settings, timeout: float = 5.0) -> str | None:
+    """Why the hall cannot start now (Redis or PostgreSQL does not answer), else None:
+    checked once before serving, so the operator reads one line instead of a traceback
+    from the startup (the migration, the tables' restore, their leases)."""
+    if settings.redis_url:
+        import redis
+
+        shown = _hide_password(settings.redis_url)
+        client = redis.Redis.from_url(settings.redis_url, socket_timeout=timeout,
+                                      socket_connect_timeout=timeout)
+        try:
+            client.ping()
+        except (redis.RedisError, OSError) as exc:
+            return f"Redis at {shown} is unreachable ({_first_line(exc)}): start it or drop --redis"
+        finally:
+            client.close()
+    if not settings.is_sqlite:
+        from sqlalchemy import create_engine, text
+        from sqlalchemy.engine import make_url
+
+        url = make_url(settings.db_url)
+        shown = url.render_as_string(hide_password=True)
+        args = {"connect_timeout": int(timeout)} if url.get_backend_name() == "postgresql" else {}
+        engine = create_engine(url, connect_args=args)
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception as exc:  # refused, unknown host, authentication, no such database
+            cause = _first_line(getattr(exc, "orig", None) or exc)
+            return (f"cannot connect to the database at {shown} ({cause}): start it, "
+                    "or check --database / GUNZI_DATABASE and its pg_hba.conf (docs/deploy.md)")
+        finally:
+            engine.dispose()
+    return None
+
+
+def _hide_password(url: str) -> str:
+    """``redis://:secret@host`` shown as ``redis://:***@host``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
 def register(app: typer.Typer) -> None:
@@ -72,15 +139,21 @@ def register(app: typer.Typer) -> None:
         from gunzi.server.app import create_app
         from gunzi.server.settings import comma_list, from_env
 
-        settings = from_env(
-            host=host, port=port, database_url=database, data_dir=data_dir,
-            bot_delay=bot_delay, hand_pause=hand_pause, away_after=away_after,
-            default_clock=clock, public_url=public_url,
-            allowed_origins=tuple(allowed_origin) if allowed_origin else None,
-            allowed_hosts=comma_list(allowed_hosts) if allowed_hosts else None,
-            sqlite_synchronous=sqlite_sync, log_json=log_json or None, log_level=log_level,
-            redis_url=redis, node=node,
-        )
+        try:
+            settings = from_env(
+                host=host, port=port, database_url=database, data_dir=data_dir,
+                bot_delay=bot_delay, hand_pause=hand_pause, away_after=away_after,
+                default_clock=clock, public_url=public_url,
+                allowed_origins=tuple(allowed_origin) if allowed_origin else None,
+                allowed_hosts=comma_list(allowed_hosts) if allowed_hosts else None,
+                sqlite_synchronous=sqlite_sync, log_json=log_json or None,
+                log_level=log_level, redis_url=redis, node=node,
+            )
+        except ValueError as exc:  # a setting that cannot work: retrying will not help
+            fail(str(exc), CONFIG_ERROR)
+        problem = unreachable(settings)
+        if problem is not None:  # systemd starts the process again (deploy/gunzi@.service)
+            fail(problem, UNREACHABLE)
         if settings.gc_gen0 > 0:
             gc.set_threshold(settings.gc_gen0, 20, 1000)
         app = create_app(settings)

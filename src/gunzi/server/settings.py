@@ -39,7 +39,13 @@ class Settings:
     bot_delay: float = 0.6  # before a bot (or 托管) move outside the drawing phase
     hand_pause: float = 4.0  # between a hand's end and the next deal
     away_after: float = 15.0  # a seated player with no socket: bot takes over after this
-    abandon_after: float = 1800.0  # a table nobody is connected to is closed after this
+    # Nobody the table plays for connected for away_after (its seated people; at a table
+    # of bots only, any socket): a playing table ends at the end of its current hand, the
+    # next deal is not made ("no ghost hand", table_abandoned why=unwatched). abandon_after
+    # closes a live table (open or playing) nobody at all is connected to after this: one
+    # never started, or one stuck before a deal (why=idle). docs/server.md, "When a table
+    # ends by itself".
+    abandon_after: float = 1800.0
     default_clock: int = 30  # turn clock of new tables (0 = off)
     max_clock: int = 600
 
@@ -158,10 +164,12 @@ def from_env(**overrides: Any) -> Settings:
         current = getattr(base, f.name)
         if isinstance(current, bool):
             values[f.name] = text.lower() in ("1", "true", "yes", "on")
-        elif isinstance(current, int):
-            values[f.name] = int(text)
-        elif isinstance(current, float):
-            values[f.name] = float(text)
+        elif isinstance(current, int | float):
+            try:
+                values[f.name] = type(current)(text)
+            except ValueError:
+                kind = "a whole number" if isinstance(current, int) else "a number"
+                raise ValueError(f"GUNZI_{f.name.upper()}={text!r}: not {kind}") from None
         elif isinstance(current, Path) or f.name == "static_dir":
             values[f.name] = Path(text)
         else:
