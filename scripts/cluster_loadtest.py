@@ -127,6 +127,8 @@ def main() -> int:
     ap.add_argument("--tables", type=int, default=100)
     ap.add_argument("--rate", type=float, default=1.0)
     ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--jitter", type=float, default=loadtest.JITTER,
+                    help="think time uniform in (1 +- jitter)/rate; 0: every table in step")
     ap.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     args = ap.parse_args()
@@ -174,7 +176,8 @@ def main() -> int:
         budget = CpuBudget({f"p{i}": p.pid for i, p in enumerate(procs[:args.processes], 1)},
                            procs[-1].pid if args.processes > 1 else None)
         result = asyncio.run(loadtest.run(url, args.tables, args.rate, args.duration,
-                                          "gunzi", window=budget.window))
+                                          "gunzi", window=budget.window,
+                                          jitter=args.jitter))
         result["cpu"] = budget.report(result["actions_acked"])
         print(json.dumps({"processes": args.processes, **result}))
     finally:

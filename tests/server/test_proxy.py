@@ -130,3 +130,17 @@ def test_three_processes_behind_haproxy(cluster: Cluster) -> None:
     assert result["actions_acked"] > 0
     print(f"graceful hand-over: the table went on {got['handover_s']:.2f} s after SIGTERM "
           f"(lease ttl {TTL} s); loadtest through the proxy: {result['latency_ms']}")
+
+
+def test_the_load_tests_think_times_average_one_over_the_rate() -> None:
+    """Jittered think times stay within (1 ± jitter)/rate and keep the mean rate; no jitter
+    is every table in step (docs/server.md, "Load benchmark")."""
+    import random
+
+    table = loadtest.LoadTable(loadtest.Stats(), 0.5, 0.5, random.Random(3))
+    times = [table.think for _ in range(4000)]
+    assert min(times) >= 0.25 and max(times) <= 0.75
+    assert abs(sum(times) / len(times) - 0.5) < 0.01
+    assert len({round(t, 6) for t in times}) > 3000  # drawn, not fixed
+    steady = loadtest.LoadTable(loadtest.Stats(), 0.5)
+    assert {steady.think for _ in range(10)} == {0.5}

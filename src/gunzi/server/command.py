@@ -182,10 +182,12 @@ def register(app: typer.Typer) -> None:
         url: Annotated[str, typer.Option(help="Server base URL (loopback only)")] =
             "http://127.0.0.1:8000",
         preset: Annotated[str, typer.Option(help="Rule preset")] = "gunzi",
+        jitter: Annotated[float, typer.Option(
+            help="Think time uniform in (1 ± jitter)/rate; 0: every table in step")] = 0.5,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
     ) -> None:
         """N tables of 4 WebSocket clients against a running hall; p50/p99 latency."""
         from gunzi.server.loadtest import run_cli
 
         raise typer.Exit(run_cli(tables=tables, rate=rate, duration=duration, url=url,
-                                 preset=preset, as_json=as_json))
+                                 preset=preset, as_json=as_json, jitter=jitter))

@@ -2,11 +2,14 @@
 
     python -m gunzi.server.loadtest --tables 50 --rate 1 --duration 30
 
-Each table gets four guest accounts, one socket each. The seat to act waits
-``1/rate`` seconds, asks for a hint and plays it, so a table makes about
-``rate`` decisions a second. For every card play the time from sending the
-``act`` to the frame holding that play arriving on each of the four sockets is
-recorded: p50/p99 action-to-broadcast latency, over all plays and recipients.
+Each table gets four guest accounts, one socket each. The seat to act waits a think
+time, asks for a hint and plays it, so a table makes about ``rate`` decisions a second.
+The think time is drawn uniformly from ``(1 ± jitter)/rate`` (seeded; mean ``1/rate``):
+with ``--jitter 0`` every table thinks exactly ``1/rate`` s, and since all start
+together they keep acting in the same instant once a second, a burst no hall of people
+makes (docs/server.md, "Load benchmark", gives both figures). For every card play the
+time from sending the ``act`` to the frame holding that play arriving on each of the four
+sockets is recorded: p50/p99 action-to-broadcast latency, over all plays and recipients.
 Loopback only, bounded by ``--duration``.
 """
 
@@ -16,6 +19,7 @@ import argparse
 import asyncio
 import ipaddress
 import json
+import random
 import resource
 import sys
 import time
@@ -62,6 +66,7 @@ class Stats:
     stopping: bool = False
 
 
+JITTER = 0.5  # think time uniform in (1 +- JITTER)/rate
 MAX_MOVES = 5  # `moved` answers followed before a socket counts as an error
 
 
@@ -177,11 +182,21 @@ class Player:
 
 
 class LoadTable:
-    def __init__(self, stats: Stats, think: float) -> None:
+    def __init__(self, stats: Stats, think: float, jitter: float = 0.0,
+                 rng: random.Random | None = None) -> None:
         self.stats = stats
-        self.think = think
+        self.mean_think = think
+        self.jitter = jitter
+        self.rng = rng or random.Random(0)  # noqa: S311 (think times, not secrets)
         self.pending: Pending | None = None
         self.players: list[Player] = []
+
+    @property
+    def think(self) -> float:
+        """The next decision's think time (s)."""
+        if not self.jitter:
+            return self.mean_think
+        return self.mean_think * self.rng.uniform(1 - self.jitter, 1 + self.jitter)
 
 
 async def _guest(client: httpx.AsyncClient) -> str:
@@ -214,13 +229,14 @@ async def post_as(client: httpx.AsyncClient, path: str, cookie: str,
 
 
 async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
-                      think: float) -> tuple[str, LoadTable]:
+                      think: float, jitter: float = 0.0,
+                      rng: random.Random | None = None) -> tuple[str, LoadTable]:
     cookies = [await _guest(client) for _ in range(4)]
     r = await client.post("/api/tables", json={"preset": preset, "public": False, "clock": 0},
                           headers={"Cookie": cookies[0]})
     r.raise_for_status()
     tid = r.json()["id"]
-    table = LoadTable(stats, think)
+    table = LoadTable(stats, think, jitter, rng)
     for seat, cookie in enumerate(cookies):
         r = await post_as(client, f"/api/tables/{tid}/seats/{seat}", cookie, stats)
         r.raise_for_status()
@@ -230,19 +246,23 @@ async def setup_table(client: httpx.AsyncClient, preset: str, stats: Stats,
 
 async def run(url: str, tables: int, rate: float, duration: float, preset: str,
               warmup: float = 3.0,
-              window: Callable[[bool], None] | None = None) -> dict[str, Any]:
+              window: Callable[[bool], None] | None = None,
+              jitter: float = JITTER, seed: int = 1) -> dict[str, Any]:
     """The load test; ``window(True)`` and ``window(False)`` are called as the measured
     window opens and closes (scripts/cluster_loadtest.py reads the servers' CPU time)."""
     if not _loopback(url):
         raise SystemExit("the load test only runs against a loopback address")
     stats = Stats()
+    if not 0 <= jitter < 1:
+        raise SystemExit("--jitter is from 0 up to (not including) 1")
     think = 1.0 / rate if rate > 0 else 0.0
+    rng = random.Random(seed)  # noqa: S311 (think times, not secrets)
     ws_base = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/")
     stop = asyncio.Event()
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         made = []
         for _ in range(tables):
-            made.append(await setup_table(client, preset, stats, think))
+            made.append(await setup_table(client, preset, stats, think, jitter, rng))
         tasks = []
         for tid, table in made:
             for p in table.players:
@@ -277,6 +297,7 @@ async def run(url: str, tables: int, rate: float, duration: float, preset: str,
         "tables": tables,
         "sockets": tables * 4,
         "rate_per_table": rate,
+        "think_jitter": jitter,
         "seconds": round(elapsed, 1),
         "actions_acked": acks,
         "actions_per_s": round(acks / elapsed, 1),
@@ -307,8 +328,8 @@ def _histogram_note(metrics: str) -> dict[str, float]:
 
 
 def run_cli(*, tables: int, rate: float, duration: float, url: str, preset: str,
-            as_json: bool) -> int:
-    result = asyncio.run(run(url, tables, rate, duration, preset))
+            as_json: bool, jitter: float = JITTER) -> int:
+    result = asyncio.run(run(url, tables, rate, duration, preset, jitter=jitter))
     if as_json:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
@@ -325,10 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=30.0, help="measured seconds")
     ap.add_argument("--url", default="http://127.0.0.1:8000")
     ap.add_argument("--preset", default="gunzi")
+    ap.add_argument("--jitter", type=float, default=JITTER,
+                    help="think time uniform in (1 +- jitter)/rate; 0: every table in step")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     return run_cli(tables=a.tables, rate=a.rate, duration=a.duration, url=a.url,
-                   preset=a.preset, as_json=a.json)
+                   preset=a.preset, as_json=a.json, jitter=a.jitter)
 
 
 if __name__ == "__main__":
