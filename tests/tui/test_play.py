@@ -317,7 +317,9 @@ def test_classic_hand_by_hint(tmp_path: Path) -> None:
 
 def test_bot_delay_shows_moves_one_by_one(tmp_path: Path) -> None:
     session = dealer_session(tmp_path)
-    app = GunziApp(session, lang="en", delay=0.3)
+    # 1.5 s a bot move: the check that only our card is out right after we play must not
+    # race a bot on a loaded machine (at 0.3 s a clean-clone CI run saw a bot's card there).
+    app = GunziApp(session, lang="en", delay=1.5)
 
     async def body() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -332,7 +334,7 @@ def test_bot_delay_shows_moves_one_by_one(tmp_path: Path) -> None:
             assert "Illegal" not in app.status
             await pilot.press("space")
             assert "Not your turn" in app.status
-            for _ in range(200):
+            for _ in range(600):
                 if app.turn is not None:
                     break
                 await pilot.pause(0.02)
