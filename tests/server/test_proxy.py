@@ -114,6 +114,7 @@ async def _scenario(cluster: Cluster) -> dict[str, Any]:
 def test_three_processes_behind_haproxy(cluster: Cluster) -> None:
     got = asyncio.run(_scenario(cluster))
     schema = cluster.schema
+    acked = 0
     with cluster.admin.connect() as conn:
         for tid, players in got["tables"].items():
             for p in players:
@@ -121,7 +122,11 @@ def test_three_processes_behind_haproxy(cluster: Cluster) -> None:
                     f'SELECT cid FROM "{schema}".actions WHERE table_id=:t AND seat=:s '
                     "AND cid IS NOT NULL"), {"t": tid, "s": p.seat}).scalars())
                 ok = {c for c, a in p.acks.items() if a["ok"]}
-                assert ok and ok <= stored, "an acknowledged play is missing"
+                assert ok <= stored, "an acknowledged play is missing"
+                acked += len(ok)
+    # Some seat may not have had a decision yet (打滚子's first draw asks only big-joker
+    # holders), so the check is over all seats: a clean-clone run saw one with none.
+    assert acked > 0
     # gunzi loadtest through the proxy (a smoke run, not a benchmark): sockets follow
     # `moved`, REST calls the redirects.
     result = asyncio.run(loadtest.run(cluster.base, tables=3, rate=4, duration=3, preset="gunzi",
