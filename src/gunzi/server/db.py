@@ -358,14 +358,7 @@ def check_fence(session: Session, table_id: str, fence: int | None,
     the table: with a token, the row must hold that token, else :class:`Fenced`. It locks
     the row until the transaction ends, so a takeover's bump (:func:`claim_fence`) waits
     for a commit in flight and the commit after it sees the new token."""
-    if fence is None and not values:
-        return
-    stmt = update(TableRow).where(TableRow.id == table_id)
-    if fence is not None:
-        stmt = stmt.where(TableRow.fence == fence)
-    done = session.execute(stmt.values(**(values or {"fence": fence}))).rowcount  # type: ignore[attr-defined]
-    if fence is not None and done != 1:
-        raise Fenced(table_id)
+    update_tables(session, [(table_id, fence, values or {})])
 
 
 def _row_updates(updates: list[tuple[str, int | None, dict[str, Any]]]
