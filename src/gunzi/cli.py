@@ -597,6 +597,7 @@ def _register_subsystems() -> None:
     from gunzi.arena.command import register as register_arena
     from gunzi.arena.policy_eval import evaluator
     from gunzi.bots.registry import register as register_bot
+    from gunzi.env.advantage_command import register as register_advantage
     from gunzi.env.train_command import register as register_train
     from gunzi.ladder.command import register as register_ladder
     from gunzi.review.command import register as register_review
@@ -612,6 +613,7 @@ def _register_subsystems() -> None:
     register_ladder_top(register_ladder(app))
     register_review(app)
     register_train(app, evaluator)
+    register_advantage(app)
 
 
 _register_subsystems()

@@ -326,7 +326,7 @@ def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 
             same[size] = same[size] and agrees
     single = best[1]
     out: dict[str, Any] = {"rules": rules.name, "decisions": len(decisions),
-                           "hidden": bot.policy.hidden,
+                           "hidden": int(bot.policy.meta["hidden"]),
                            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
                            "single_per_cpu_second": single, "batched": {
                                str(size): {"per_cpu_second": best[size],

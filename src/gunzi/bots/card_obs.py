@@ -47,11 +47,19 @@ LAYOUT: tuple[tuple[str, int], ...] = (
 )
 OBS_SIZE = sum(n for _, n in LAYOUT)
 OBS_VERSION = 1
-OFFSETS: dict[str, int] = {}
-_at = 0
-for _name, _n in LAYOUT:
-    OFFSETS[_name] = _at
-    _at += _n
+
+
+def offsets(layout: Sequence[tuple[str, int]]) -> dict[str, int]:
+    """Where each named segment of ``layout`` starts."""
+    out: dict[str, int] = {}
+    at = 0
+    for name, n in layout:
+        out[name] = at
+        at += n
+    return out
+
+
+OFFSETS = offsets(LAYOUT)
 
 
 def _rel(seat: int | None, me: int) -> int:

@@ -29,9 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from gunzi.bots import card_obs
+from gunzi.bots import card_obs, play_features
 from gunzi.bots import card_tokens as T
+from gunzi.bots.advantage_net import KIND as ADVANTAGE
+from gunzi.bots.advantage_net import AdvantagePolicy, kind_of
 from gunzi.bots.base import Bot, Decision
+from gunzi.bots.rule import RuleBot
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
@@ -118,7 +121,7 @@ class Policy:
         return self._body(state[owner] + self._emb[tokens])
 
 
-_POLICIES: dict[str, Policy] = {}
+_POLICIES: dict[str, Policy | AdvantagePolicy] = {}
 
 
 def single_thread_blas() -> None:
@@ -132,13 +135,15 @@ def single_thread_blas() -> None:
     threadpool_limits(1, user_api="blas")
 
 
-def policy(path: Path | str = WEIGHTS) -> Policy:
-    """The policy of ``path``, loaded once per process (tables share it)."""
+def policy(path: Path | str = WEIGHTS) -> Policy | AdvantagePolicy:
+    """The net of ``path`` (a token net of ``gunzi train``, or an advantage net of
+    ``gunzi train-advantage``), loaded once per process (tables share it)."""
     key = str(Path(path).resolve())
     if key not in _POLICIES:
         if not _POLICIES:
             single_thread_blas()
-        _POLICIES[key] = Policy(path)
+        _POLICIES[key] = (AdvantagePolicy(path) if kind_of(path) == ADVANTAGE
+                          else Policy(path))
     return _POLICIES[key]
 
 
@@ -150,12 +155,18 @@ Pick = Generator[Ask, int, int]
 
 
 class LearnedBot(Bot):
-    """Greedy on the exported value net, token by token; see the module docstring."""
+    """Greedy on the exported net; see the module docstring."""
 
     name = "learned"
 
-    def __init__(self, weights: str | Path = WEIGHTS) -> None:
+    def __init__(self, weights: str | Path = WEIGHTS, threshold: float | None = None) -> None:
+        """``threshold``: with an advantage net, the predicted advantage a play needs to
+        replace the rule bot's (default: the one saved with the net)."""
         self.policy = policy(weights)
+        self.threshold = threshold
+        # An advantage net corrects the rule bot's 打滚子 card plays; the rule bot makes
+        # every other decision.
+        self.rule = RuleBot() if isinstance(self.policy, AdvantagePolicy) else None
         self.fallbacks = 0  # decisions where the built action was not legal (should be 0)
 
     @property
@@ -191,6 +202,8 @@ class LearnedBot(Bot):
 
     def decide(self, d: Decision) -> Action:
         """The action for ``d``, built token by token (not yet checked)."""
+        if isinstance(self.policy, AdvantagePolicy):
+            return self._corrected([d], self.policy)[0]
         steps = self._build(d)
         try:
             ask = next(steps)
@@ -204,6 +217,8 @@ class LearnedBot(Bot):
     def decide_many(self, decisions: Sequence[Decision]) -> list[Action]:
         """:meth:`decide` for each decision; the builders advance in lockstep and each round
         scores every pending step in one :meth:`Policy.shared` call."""
+        if isinstance(self.policy, AdvantagePolicy):
+            return self._corrected(decisions, self.policy)
         out: list[Action | None] = [None] * len(decisions)
         builders = [self._build(d) for d in decisions]
         pending: dict[int, Ask] = {}
@@ -232,9 +247,55 @@ class LearnedBot(Bot):
         except StopIteration as done:
             out[i] = done.value
 
+    def _corrected(self, decisions: Sequence[Decision], net: AdvantagePolicy
+                   ) -> list[Action]:
+        """The rule bot's actions, each 打滚子 card play with more than one legal play
+        replaced by the candidate of highest predicted advantage when that exceeds the
+        net's threshold; every such decision's candidates scored in one call."""
+        assert self.rule is not None
+        limit = net.threshold if self.threshold is None else self.threshold
+        out = [self.rule.decide(d) for d in decisions]
+        asks: list[tuple[int, list[Action]]] = []
+        obs: list[np.ndarray] = []
+        feats: list[np.ndarray] = []
+        for i, d in enumerate(decisions):
+            if not self._corrects(d):
+                continue
+            assert d.actions is not None
+            first = out[i] if out[i] in d.actions else d.actions[0]
+            cands = [first] + [a for a in d.actions if a != first]
+            asks.append((i, cands))
+            obs.append(card_obs.encode(d.view, d.rules))
+            feats.append(play_features.features(d.view, d.rules, d.hand,
+                                                [a.cards for a in cands], 0))
+        if not asks:
+            return out
+        owner = np.concatenate([np.full(len(c), k, dtype=np.intp)
+                                for k, (_, c) in enumerate(asks)])
+        values = net.shared(np.stack(obs), owner, np.concatenate(feats))
+        at = 0
+        for i, cands in asks:
+            v = values[at:at + len(cands)]
+            at += len(cands)
+            best = int(np.argmax(v))
+            out[i] = cands[best] if v[best] > limit else cands[0]
+        return out
+
+    @staticmethod
+    def _corrects(d: Decision) -> bool:
+        return (d.kind is Kind.PLAY and d.actions is not None and len(d.actions) > 1
+                and variant_of(d.rules).same_card_leads)
+
     def action_values(self, d: Decision, actions: Sequence[Action]) -> np.ndarray:
         """Q of each listed action of ``d``: the value of its last token after the ones
-        before it, all in one call (the search bot's prior ranks its candidates by it)."""
+        before it, all in one call (the search bot's prior ranks its candidates by it).
+        With an advantage net: each action's predicted advantage over the rule bot's."""
+        if isinstance(self.policy, AdvantagePolicy):
+            assert self.rule is not None
+            rule = self.rule.decide(d)
+            index = actions.index(rule) if rule in actions else -1
+            return self.policy.values(card_obs.encode(d.view, d.rules), play_features.features(
+                d.view, d.rules, d.hand, [a.cards for a in actions], index))
         grouped = variant_of(d.rules).same_card_leads
         seqs = [T.tokens(a, grouped) for a in actions]
         prefixes: dict[tuple[int, ...], int] = {}

@@ -1,0 +1,83 @@
+"""The ``learned`` bot's advantage net, evaluated with numpy (no PyTorch at play time).
+
+A(s, a): how much better candidate play ``a`` is than the rule bot's own choice, in the
+search bot's value (net levels plus a quarter of the score margin per 100), for the seat
+whose observation is ``s``. Trained by ``gunzi train-advantage``
+(:mod:`gunzi.env.advantage_train`) on rollouts of the true deal
+(:mod:`gunzi.env.advantage_data`); docs/bots.md has how and how strong.
+
+Layout: the observation's part of the first layer is computed once per decision, each
+candidate adds its :mod:`gunzi.bots.play_features` row's part, then two hidden layers and
+one output; ReLU between. :func:`save` writes the arrays of
+:class:`gunzi.env.advantage_train.AdvantageNet` with its metadata, ``threshold`` included:
+the bot leaves the rule bot's choice only for a candidate whose predicted advantage
+exceeds it (chosen on held-out hands by the trainer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gunzi.bots import card_obs, play_features
+
+KIND = "advantage"
+ARRAYS = ("state.weight", "state.bias", "action.weight", "body.1.weight", "body.1.bias",
+          "body.3.weight", "body.3.bias", "body.5.weight", "body.5.bias")
+
+
+def save(path: Path | str, arrays: Mapping[str, np.ndarray], **meta: Any) -> None:
+    """Write the net's :data:`ARRAYS` (float32) and its metadata to ``path`` (.npz)."""
+    out: dict[str, Any] = {n: np.asarray(arrays[n], dtype=np.float32) for n in ARRAYS}
+    info = {"kind": KIND, "obs_version": card_obs.OBS_VERSION,
+            "features_version": play_features.FEATURES_VERSION, **meta}
+    out.update({f"meta.{k}": np.asarray(v) for k, v in info.items()})
+    with Path(path).open("wb") as f:
+        np.savez_compressed(f, **out)
+
+
+def kind_of(path: Path | str) -> str:
+    """``advantage`` for a file of this module, else the token net's kind (``dmc``)."""
+    with np.load(Path(path)) as data:
+        return str(data["meta.kind"].item()) if "meta.kind" in data.files else "dmc"
+
+
+class AdvantagePolicy:
+    """An exported advantage net (float32 numpy)."""
+
+    def __init__(self, path: Path | str) -> None:
+        with np.load(Path(path)) as data:
+            self.meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+            w = {n: np.asarray(data[n], dtype=np.float32) for n in ARRAYS}
+        versions = (self.meta.get("obs_version"), self.meta.get("features_version"))
+        if self.meta.get("kind") != KIND or versions != (
+                card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
+            raise ValueError(f"{path} is not an advantage net for observation "
+                             f"v{card_obs.OBS_VERSION} and play features "
+                             f"v{play_features.FEATURES_VERSION}")
+        self.threshold = float(self.meta.get("threshold", 0.0))
+        self._ws = np.ascontiguousarray(w["state.weight"].T)
+        self._bs = w["state.bias"]
+        self._wa = np.ascontiguousarray(w["action.weight"].T)
+        self._w1 = np.ascontiguousarray(w["body.1.weight"].T)
+        self._b1 = w["body.1.bias"]
+        self._w2 = np.ascontiguousarray(w["body.3.weight"].T)
+        self._b2 = w["body.3.bias"]
+        self._w3 = w["body.5.weight"][0]
+        self._b3 = float(w["body.5.bias"][0])
+
+    def values(self, obs: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """Predicted advantage of each candidate: ``obs`` (OBS_SIZE,), ``feats`` (n, F)."""
+        return self.shared(obs[None, :], np.zeros(len(feats), dtype=np.intp), feats)
+
+    def shared(self, obs: np.ndarray, owner: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """Candidates of many decisions at once: ``obs`` (P, OBS_SIZE) once each, candidate
+        ``i`` (features ``feats[i]``) belongs to observation ``owner[i]`` → (B,)."""
+        pre = (obs @ self._ws + self._bs)[owner] + feats @ self._wa
+        h = np.maximum(np.maximum(pre, 0.0) @ self._w1 + self._b1, 0.0)
+        h = np.maximum(h @ self._w2 + self._b2, 0.0)
+        out: np.ndarray = h @ self._w3 + self._b3
+        return out

@@ -1,0 +1,77 @@
+"""``gunzi label-advantage`` and ``gunzi train-advantage``: the ``learned`` bot's advantage
+net, from labelled rule-bot hands (:mod:`gunzi.env.advantage_data`) to the ``.npz`` the bot
+loads (:mod:`gunzi.env.advantage_train`). PyTorch is imported only by the second.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gunzi.progress import Reporter
+
+
+def label_advantage(
+    out: Annotated[Path, typer.Option("--out", help="Folder of the shards (shard-*.npz); "
+                                      "shards already there are kept: a stopped run resumes")],
+    hands: Annotated[int, typer.Option(min=1, help="Hands to label (rounded up to 50)")
+                     ] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and of exploration")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Local processes")] = 1,
+    cap: Annotated[int, typer.Option(min=2, help="Candidates valued per decision at most")
+                   ] = 12,
+    explore: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of labelled "
+                                           "decisions played by a random candidate")] = 0.1,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """Play rule-bot hands of 打滚子 and value every candidate card play on the true deal."""
+    from gunzi.env.advantage_data import SHARD, label_run
+
+    shards = (hands + SHARD - 1) // SHARD
+    with Reporter("label-advantage", shards, "shards", quiet=json_out) as bar:
+        paths = label_run(str(out), hands, seed, workers=workers, cap=cap, explore=explore,
+                          progress=lambda done: bar.update(done, ""))
+    summary = {"out": str(out), "shards": len(paths), "hands": len(paths) * SHARD}
+    typer.echo(json.dumps(summary) if json_out else
+               f"{out}: {summary['shards']} shards, {summary['hands']} hands")
+
+
+def train_advantage(
+    data: Annotated[Path, typer.Argument(help="A folder of gunzi label-advantage")],
+    file: Annotated[Path, typer.Argument(help="The weights file to write (.npz)")],
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over the data")] = 4,
+    hidden: Annotated[int, typer.Option(min=1, help="Width of the hidden layers")] = 256,
+    batch: Annotated[int, typer.Option(min=1, help="Candidates per update")] = 2048,
+    lr: Annotated[float, typer.Option(min=0.0, help="Learning rate (Adam, cosine decay)")
+                  ] = 1e-3,
+    seed: Annotated[int, typer.Option(help="Seed of the initial weights and the order")] = 0,
+    holdout: Annotated[int, typer.Option(min=2, help="Every N-th shard is held out")] = 20,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """Fit the advantage net on labelled hands and export it for the learned bot."""
+    try:
+        from gunzi.env import advantage_train
+    except ImportError as exc:
+        typer.echo(f"gunzi train-advantage needs PyTorch ({exc.name} is missing): "
+                   "pip install -e '.[learn]'", err=True)
+        raise typer.Exit(2) from None
+    try:
+        summary: dict[str, Any] = advantage_train.train(
+            data, file, epochs=epochs, hidden=hidden, batch=batch, lr=lr, seed=seed,
+            holdout=holdout, log=(lambda _: None) if json_out else typer.echo)
+    except (FileNotFoundError, ValueError) as exc:
+        typer.echo(f"gunzi train-advantage: {exc}", err=True)
+        raise typer.Exit(2) from None
+    last = summary["history"][-1]
+    typer.echo(json.dumps(summary) if json_out else
+               f"{file}: {summary['hands']} hands, threshold {summary['threshold']}, "
+               f"held-out gain {last['gain_per_decision'][str(summary['threshold'])]} "
+               "per decision")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="label-advantage")(label_advantage)
+    app.command(name="train-advantage")(train_advantage)

@@ -1,0 +1,192 @@
+"""The advantage net's data, training and bot (docs/bots.md, "The advantage net").
+
+Labels are checked against the engine itself: each candidate played on a clone of the real
+match, the rest of the hand played by the rule bot through ``observe`` (the path every bot
+takes), and the engine's hand result scored by the value formula restated here."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from gunzi.bots import card_obs, play_features
+from gunzi.bots.base import observe, play
+from gunzi.bots.learned import LearnedBot
+from gunzi.bots.rule import RuleBot
+from gunzi.engine import cards as C
+from gunzi.engine.actions import Action, Kind
+from gunzi.engine.match import Match
+from gunzi.engine.rules import preset
+from gunzi.env import advantage_data as AD
+from gunzi.env.cards import CardEnv
+
+
+def _start(seed: int) -> Match:
+    env = CardEnv("gunzi", mid_round=True)
+    env.reset(seed=seed)
+    return env.match
+
+
+def _late_decisions(match: Match, n: int, max_cards: int = 15) -> list[Match]:
+    """Clones of ``match`` at its first ``n`` late card plays with a choice (rule play)."""
+    rule = RuleBot()
+    rng = random.Random(0)
+    out = []
+    while len(out) < n and not match.results:
+        d = observe(match, match.to_act)
+        if (d.kind is Kind.PLAY and d.actions and len(d.actions) > 1
+                and sum(d.hand) <= max_cards):
+            out.append(match.clone())
+        match.apply(rule.choose(d, rng))
+    return out
+
+
+def _engine_value(match: Match, action: Action, seat: int) -> tuple[float, bool]:
+    """The candidate's value by the engine: play it, let rule bots finish; and whether the
+    levels were capped (the labels count levels before the cap)."""
+    m = match.clone()
+    m.apply(action)
+    rule = RuleBot()
+    rng = random.Random(0)
+    while not m.results:
+        m.apply(rule.choose(observe(m, m.to_act), rng))
+    r: dict[str, Any] = m.results[-1]
+    team = seat % 2
+    levels = r["levels_awarded"]
+    upgrading = r["attackers"] if r["attackers_take"] else 1 - r["attackers"]
+    net = 0 if levels <= 0 else levels if upgrading == team else -levels
+    margin = (r["score"] - 120) / 100
+    capped = max(r["levels_after"]) >= m.rules.last_level
+    return net + 0.25 * (margin if team == r["attackers"] else -margin), capped
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_labels_are_what_the_engine_scores(seed: int) -> None:
+    checked = 0
+    for m in _late_decisions(_start(seed), 3):
+        seat = m.to_act
+        d = observe(m, seat)
+        assert d.actions is not None
+        plays = [a.cards for a in d.actions[:6]]
+        got = AD._values(m, d.view, plays)
+        for action, value in zip(d.actions[:6], got, strict=True):
+            want, capped = _engine_value(m, action, seat)
+            if not capped:
+                assert value == pytest.approx(want), (seat, action)
+                checked += 1
+    assert checked >= 6
+
+
+def test_a_hand_is_labelled_reproducibly_relative_to_the_rule_play() -> None:
+    a = AD.label_hand(5, 0)
+    b = AD.label_hand(5, 0)
+    assert len(a.obs) > 5
+    np.testing.assert_array_equal(a.labels, b.labels)
+    np.testing.assert_array_equal(a.obs, b.obs)
+    rule_rows = a.feats[:, play_features.OFFSETS["is_rule"]] == 1
+    # one rule play per decision, first of its decision, label 0
+    assert rule_rows.sum() == len(a.obs)
+    starts = np.flatnonzero(np.r_[True, a.owner[1:] != a.owner[:-1]])
+    assert rule_rows[starts].all() and (a.labels[rule_rows] == 0).all()
+    assert (a.labels != 0).any()
+    hand = a.obs[:, card_obs.OFFSETS["hand"]:card_obs.OFFSETS["hand"] + C.NUM_TYPES]
+    assert (np.rint(hand.astype(np.float32).sum(1) * 3) <= AD.MAX_CARDS).all()
+
+
+def test_features_count_the_stronger_cards_the_seat_has_not_seen() -> None:
+    for m in _late_decisions(_start(7), 4):
+        seat = m.to_act
+        d = observe(m, seat)
+        assert d.actions is not None
+        plays = [a.cards for a in d.actions]
+        f = play_features.features(d.view, d.rules, d.hand, plays, 0)
+        order = play_features.order_of(d.view, d.rules)
+        hidden = [0] * C.NUM_TYPES  # from the match: other hands, and the kitty if unseen
+        for s in range(4):
+            if s != seat:
+                for c in range(C.NUM_TYPES):
+                    hidden[c] += m.hands[s][c]
+        if d.view["kitty"]["cards"] is None:
+            for c in m.kitty:
+                hidden[c] += 1
+        for row, cards in zip(f, plays, strict=True):
+            first = cards[0]
+            want = sum(hidden[c] for c in range(C.NUM_TYPES)
+                       if order.cls[c] == order.cls[first] and order.power[c] > order.power[first])
+            assert row[play_features.OFFSETS["beaten_by"]] * 12 == pytest.approx(want)
+            assert row[play_features.OFFSETS["cards"]:][:C.NUM_TYPES].sum() * 3 == (
+                pytest.approx(len(cards)))
+        assert f[:, play_features.OFFSETS["is_rule"]].tolist() == [1] + [0] * (len(plays) - 1)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    from gunzi.cli import app
+
+    folder = tmp_path_factory.mktemp("adv")
+    runner = CliRunner()
+    data = folder / "data"
+    out = runner.invoke(app, ["label-advantage", "--out", str(data), "--hands", "6",
+                              "--seed", "4", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["shards"] == 1
+    # tiny shards for the test: the run's shards are files of the same layout
+    from gunzi.env.advantage_data import label_run
+
+    paths = label_run(str(folder / "small"), 6, 4, shard=2)
+    assert len(paths) == 3
+    weights = folder / "net.npz"
+    out = runner.invoke(app, ["train-advantage", str(folder / "small"), str(weights),
+                              "--epochs", "2", "--hidden", "32", "--holdout", "3", "--json"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.stdout)
+    assert summary["hands"] == 4 and summary["heldout_hands"] == 2
+    assert len(summary["history"]) == 2
+    return weights
+
+
+def test_numpy_evaluates_the_net_as_torch_does(trained: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from gunzi.bots.advantage_net import AdvantagePolicy
+    from gunzi.env.advantage_train import AdvantageNet
+
+    arrays = np.load(trained)
+    net = AdvantageNet(32)
+    net.load_state_dict({k: torch.from_numpy(arrays[k]) for k in net.state_dict()})
+    rng = np.random.default_rng(1)
+    obs = rng.random(card_obs.OBS_SIZE, dtype=np.float32)
+    feats = rng.random((9, play_features.SIZE), dtype=np.float32)
+    with torch.no_grad():
+        want = net(torch.from_numpy(np.repeat(obs[None], 9, 0)), torch.from_numpy(feats))
+    np.testing.assert_allclose(AdvantagePolicy(trained).values(obs, feats), want.numpy(),
+                               rtol=0, atol=1e-5)
+
+
+def test_the_bot_plays_whole_hands_and_defers_to_the_rule_bot(trained: Path) -> None:
+    bot = LearnedBot(trained)
+    match = Match(preset("gunzi"), random.Random(2))
+    play(match, [bot, RuleBot(), bot, RuleBot()], random.Random(3), hands=2)
+    assert bot.fallbacks == 0 and len(match.results) == 2
+    # an unreachable threshold: the rule bot's play at every decision
+    stiff = LearnedBot(trained, threshold=1e9)
+    eager = LearnedBot(trained, threshold=-1e9)
+    rule = RuleBot()
+    m = _start(9)
+    rng = random.Random(0)
+    changed = 0
+    decisions = []
+    while not m.results:
+        d = observe(m, m.to_act)
+        assert stiff.decide(d) == rule.decide(d)
+        changed += eager.decide(d) != rule.decide(d)
+        decisions.append(d)
+        m.apply(rule.choose(d, rng))
+    assert changed > 0  # the net does choose other plays when let
+    assert eager.decide_many(decisions) == [eager.decide(d) for d in decisions]
