@@ -47,9 +47,9 @@ def _late_decisions(match: Match, n: int, max_cards: int = 15) -> list[Match]:
     return out
 
 
-def _engine_value(match: Match, action: Action, seat: int) -> tuple[float, bool]:
-    """The candidate's value by the engine: play it, let rule bots finish; and whether the
-    levels were capped (the labels count levels before the cap)."""
+def _engine_value(match: Match, action: Action, seat: int) -> tuple[float, float, bool]:
+    """The candidate's value by the engine (play it, let rule bots finish), its score-margin
+    part, and whether the levels were capped (the labels count levels before the cap)."""
     m = match.clone()
     m.apply(action)
     rule = RuleBot()
@@ -62,8 +62,9 @@ def _engine_value(match: Match, action: Action, seat: int) -> tuple[float, bool]
     upgrading = r["attackers"] if r["attackers_take"] else 1 - r["attackers"]
     net = 0 if levels <= 0 else levels if upgrading == team else -levels
     margin = (r["score"] - 120) / 100
+    signed = margin if team == r["attackers"] else -margin
     capped = max(r["levels_after"]) >= m.rules.last_level
-    return net + 0.25 * (margin if team == r["attackers"] else -margin), capped
+    return net + 0.25 * signed, signed, capped
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -74,9 +75,10 @@ def test_labels_are_what_the_engine_scores(seed: int) -> None:
         d = observe(m, seat)
         assert d.actions is not None
         plays = [a.cards for a in d.actions[:6]]
-        got = AD._values(m, d.view, plays)
-        for action, value in zip(d.actions[:6], got, strict=True):
-            want, capped = _engine_value(m, action, seat)
+        got = AD._values(m, d, plays)
+        for action, (value, margin) in zip(d.actions[:6], got, strict=True):
+            want, want_margin, capped = _engine_value(m, action, seat)
+            assert margin == pytest.approx(want_margin)
             if not capped:
                 assert value == pytest.approx(want), (seat, action)
                 checked += 1

@@ -25,6 +25,11 @@ def label_advantage(
                    ] = 12,
     explore: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of labelled "
                                            "decisions played by a random candidate")] = 0.1,
+    deals: Annotated[int, typer.Option(min=1, help="Deals each label is averaged over: the "
+                                       "true one and DEALS - 1 sampled from what the seat "
+                                       "knows")] = 4,
+    max_cards: Annotated[int, typer.Option(min=1, help="Label decisions of a seat holding at "
+                                           "most this many cards")] = 15,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
     """Play rule-bot hands of 打滚子 and value every candidate card play on the true deal."""
@@ -33,6 +38,7 @@ def label_advantage(
     shards = (hands + SHARD - 1) // SHARD
     with Reporter("label-advantage", shards, "shards", quiet=json_out) as bar:
         paths = label_run(str(out), hands, seed, workers=workers, cap=cap, explore=explore,
+                          deals=deals, max_cards=max_cards,
                           progress=lambda done: bar.update(done, ""))
     summary = {"out": str(out), "shards": len(paths), "hands": len(paths) * SHARD}
     typer.echo(json.dumps(summary) if json_out else
@@ -47,6 +53,9 @@ def train_advantage(
     batch: Annotated[int, typer.Option(min=1, help="Candidates per update")] = 2048,
     lr: Annotated[float, typer.Option(min=0.0, help="Learning rate (Adam, cosine decay)")
                   ] = 1e-3,
+    weight_decay: Annotated[float, typer.Option(min=0.0, help="AdamW weight decay")] = 1e-4,
+    points: Annotated[float, typer.Option(help="Weight of the extra score-margin part in the "
+                                          "target")] = 0.0,
     seed: Annotated[int, typer.Option(help="Seed of the initial weights and the order")] = 0,
     holdout: Annotated[int, typer.Option(min=2, help="Every N-th shard is held out")] = 20,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
@@ -60,16 +69,16 @@ def train_advantage(
         raise typer.Exit(2) from None
     try:
         summary: dict[str, Any] = advantage_train.train(
-            data, file, epochs=epochs, hidden=hidden, batch=batch, lr=lr, seed=seed,
+            data, file, epochs=epochs, hidden=hidden, batch=batch, lr=lr,
+            weight_decay=weight_decay, points=points, seed=seed,
             holdout=holdout, log=(lambda _: None) if json_out else typer.echo)
     except (FileNotFoundError, ValueError) as exc:
         typer.echo(f"gunzi train-advantage: {exc}", err=True)
         raise typer.Exit(2) from None
-    last = summary["history"][-1]
     typer.echo(json.dumps(summary) if json_out else
-               f"{file}: {summary['hands']} hands, threshold {summary['threshold']}, "
-               f"held-out gain {last['gain_per_decision'][str(summary['threshold'])]} "
-               "per decision")
+               f"{file}: {summary['hands']} hands, epoch {summary['epoch']}, threshold "
+               f"{summary['threshold']}, held-out gain "
+               f"{summary['heldout_gain_per_decision']:.4f} per decision")
 
 
 def register(app: typer.Typer) -> None:

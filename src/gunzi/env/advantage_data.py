@@ -30,15 +30,15 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from gunzi.bots import card_obs, play_features
-from gunzi.bots.base import observe
-from gunzi.bots.rollout import Outcome, compact_of, tables_for
+from gunzi.bots.base import Decision, observe
+from gunzi.bots.determinize import knowledge, sample
+from gunzi.bots.rollout import Compact, Outcome, compact_of, tables_for
 from gunzi.bots.rollout_rule import core_memory, core_rollout
 from gunzi.bots.rule import RuleBot
 from gunzi.engine import cards as C
@@ -60,6 +60,7 @@ class Labelled:
     obs: np.ndarray  # (D, OBS_SIZE) float16
     feats: np.ndarray  # (R, play_features.SIZE) float16
     labels: np.ndarray  # (R,) float32
+    points: np.ndarray  # (R,) float32: the label's score-margin part alone (margin / 100)
     owner: np.ndarray  # (R,) int32
     hands: int
 
@@ -69,12 +70,14 @@ class Labelled:
         return Labelled(np.concatenate([p.obs for p in parts]),
                         np.concatenate([p.feats for p in parts]),
                         np.concatenate([p.labels for p in parts]),
+                        np.concatenate([p.points for p in parts]),
                         np.concatenate([p.owner + b for p, b in zip(parts, base, strict=True)
                                         ]).astype(np.int32),
                         sum(p.hands for p in parts))
 
     def save(self, path: str) -> None:
         np.savez_compressed(path, obs=self.obs, feats=self.feats, labels=self.labels,
+                            points=self.points,
                             owner=self.owner, hands=np.asarray(self.hands),
                             obs_version=np.asarray(card_obs.OBS_VERSION),
                             features_version=np.asarray(play_features.FEATURES_VERSION))
@@ -85,14 +88,17 @@ class Labelled:
             if (int(z["obs_version"]), int(z["features_version"])) != (
                     card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
                 raise ValueError(f"{path}: made for other observation or feature versions")
-            return Labelled(z["obs"], z["feats"], z["labels"], z["owner"], int(z["hands"]))
+            points = z["points"] if "points" in z.files else np.zeros_like(z["labels"])
+            return Labelled(z["obs"], z["feats"], z["labels"], points, z["owner"],
+                            int(z["hands"]))
 
 
-def value(out: Outcome, team: int, dealer: int) -> float:
-    """The search bot's value of a hand's end for ``team``."""
+def value(out: Outcome, team: int, dealer: int) -> tuple[float, float]:
+    """The search bot's value of a hand's end for ``team``, and its margin part alone (the
+    attackers' score above 120, per 100, signed for ``team``)."""
     margin = (out.score - 120) / 100
-    attackers = 1 - dealer % 2
-    return out.net_levels(team) + POINT_WEIGHT * (margin if team == attackers else -margin)
+    signed = margin if team == 1 - dealer % 2 else -margin
+    return out.net_levels(team) + POINT_WEIGHT * signed, signed
 
 
 def hand_seed(seed: int, hand: int) -> int:
@@ -100,8 +106,11 @@ def hand_seed(seed: int, hand: int) -> int:
 
 
 def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
-               max_cards: int = MAX_CARDS, rule: RuleBot | None = None) -> Labelled:
-    """The labelled decisions of hand ``hand`` of a run seeded ``seed``."""
+               max_cards: int = MAX_CARDS, deals: int = 1, rule: RuleBot | None = None
+               ) -> Labelled:
+    """The labelled decisions of hand ``hand`` of a run seeded ``seed``; ``deals``: each
+    label averaged over the true deal and ``deals - 1`` sampled ones (less noise, more
+    rollouts)."""
     rule = rule or RuleBot()
     rule.new_hand()
     env = CardEnv("gunzi", mid_round=True)
@@ -111,6 +120,7 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
     obs_rows: list[np.ndarray] = []
     feat_rows: list[np.ndarray] = []
     labels: list[float] = []
+    points: list[float] = []
     owner: list[int] = []
     done = len(match.results)
     while len(match.results) == done and not match.is_over:
@@ -123,11 +133,12 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
             cands = [action] + [a for a in d.actions if a != action]
             if len(cands) > cap:
                 cands = [action, *rng.sample(cands[1:], cap - 1)]
-            values = _values(match, d.view, [a.cards for a in cands])
+            values = _values(match, d, [a.cards for a in cands], deals, rng)
             obs_rows.append(card_obs.encode(d.view, d.rules).astype(np.float16))
             feat_rows.append(play_features.features(
                 d.view, d.rules, d.hand, [a.cards for a in cands], 0).astype(np.float16))
-            labels.extend(v - values[0] for v in values)
+            labels.extend(v - values[0][0] for v, _ in values)
+            points.extend(m - values[0][1] for _, m in values)
             owner.extend([len(obs_rows) - 1] * len(cands))
             if rng.random() < explore:
                 action = rng.choice(cands)
@@ -135,44 +146,70 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
     if not obs_rows:
         return Labelled(np.zeros((0, card_obs.OBS_SIZE), np.float16),
                         np.zeros((0, play_features.SIZE), np.float16),
-                        np.zeros(0, np.float32), np.zeros(0, np.int32), 1)
+                        np.zeros(0, np.float32), np.zeros(0, np.float32),
+                        np.zeros(0, np.int32), 1)
     return Labelled(np.stack(obs_rows), np.concatenate(feat_rows),
-                    np.asarray(labels, dtype=np.float32), np.asarray(owner, dtype=np.int32), 1)
+                    np.asarray(labels, dtype=np.float32), np.asarray(points, dtype=np.float32),
+                    np.asarray(owner, dtype=np.int32), 1)
 
 
-def _values(m: Match, view: Mapping[str, Any], plays: list[tuple[int, ...]]) -> list[float]:
-    """Each play's value for the seat to act, on the true deal, the rule bot finishing."""
+def _values(m: Match, d: Decision, plays: list[tuple[int, ...]], deals: int = 1,
+            rng: random.Random | None = None) -> list[tuple[float, float]]:
+    """Each play's value (and its margin part) for the seat to act, the rule bot finishing:
+    on the true deal, and averaged with ``deals - 1`` more deals sampled from what the seat knows
+    (:func:`gunzi.bots.determinize.sample`, as the search bot samples them)."""
+    view = d.view
     pos = compact_of(m)
     tables = tables_for(m.level, m.trump, m.rules.permanent_twos)
     leader = view["trick"]["leader"]
     trick = [C.parse_many(p["cards"]) for p in view["trick"]["plays"]]
+    tricks = view["tricks"]
     history = [[((t["leader"] + i) % 4, tuple(C.parse_many(p)))
-                for i, p in enumerate(t["plays"])] for t in view["tricks"]]
+                for i, p in enumerate(t["plays"])] for t in tricks]
     cur = [((leader + i) % 4, tuple(p)) for i, p in enumerate(trick)]
     dealer = view["dealer"]
     live = m.rules.follow == "live"
+    dry_pot = view["kitty"]["dry_pot"]
     base = core_memory(history, cur, dealer, tables.cls, live)
-    public = view["kitty"]["dry_pot"] or C.BJ in pos.kitty or C.LJ in pos.kitty
+    positions = [pos]
+    if deals > 1:
+        assert rng is not None
+        know = knowledge(d)
+        last = tricks[-1]["winner"] if tricks else -1
+        for _ in range(deals - 1):
+            deal = sample(know, rng)
+            positions.append(Compact(tables, deal.hands, deal.kitty, dealer, leader, trick,
+                                     view["points"], last, dry_pot=dry_pot, live=live))
     team = view["seat"] % 2
-    return [value(core_rollout(pos, p, base, public), team, dealer) for p in plays]
+    totals = [[0.0, 0.0] for _ in plays]
+    for p in positions:
+        public = dry_pot or C.BJ in p.kitty or C.LJ in p.kitty
+        for i, cards in enumerate(plays):
+            v, margin = value(core_rollout(p, cards, base, public), team, dealer)
+            totals[i][0] += v
+            totals[i][1] += margin
+    n = len(positions)
+    return [(v / n, margin / n) for v, margin in totals]
 
 
 SHARD = 50  # hands per file
 
 
-def _shard(task: tuple[str, int, int, int, int, float, int]) -> str:
-    out, seed, first, size, cap, explore, max_cards = task
+def _shard(task: tuple[str, int, int, int, int, float, int, int]) -> str:
+    out, seed, first, size, cap, explore, max_cards, deals = task
     path = f"{out}/shard-{first:07d}.npz"
     rule = RuleBot()
     part = f"{path}.part.npz"  # renamed when whole: a stopped run leaves no half shard
-    Labelled.join([label_hand(seed, h, cap=cap, explore=explore, max_cards=max_cards, rule=rule)
+    Labelled.join([label_hand(seed, h, cap=cap, explore=explore, max_cards=max_cards,
+                               deals=deals, rule=rule)
                    for h in range(first, first + size)]).save(part)
     os.replace(part, path)
     return path
 
 
 def label_run(out: str, hands: int, seed: int, *, workers: int = 1, cap: int = 12,
-              explore: float = 0.1, max_cards: int = MAX_CARDS, shard: int = SHARD,
+              explore: float = 0.1, max_cards: int = MAX_CARDS, deals: int = 1,
+              shard: int = SHARD,
               progress: Callable[[int], None] | None = None) -> list[str]:
     """Label ``hands`` hands (rounded up to ``shard``) into ``out/shard-*.npz``; shards
     already there are kept (a stopped run resumes), so the files depend only on the seed
@@ -181,7 +218,8 @@ def label_run(out: str, hands: int, seed: int, *, workers: int = 1, cap: int = 1
     from pathlib import Path
 
     Path(out).mkdir(parents=True, exist_ok=True)
-    tasks = [(out, seed, first, shard, cap, explore, max_cards) for first in range(0, hands, shard)
+    tasks = [(out, seed, first, shard, cap, explore, max_cards, deals)
+             for first in range(0, hands, shard)
              if not Path(f"{out}/shard-{first:07d}.npz").exists()]
     kept = (hands + shard - 1) // shard - len(tasks)
 
