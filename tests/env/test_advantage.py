@@ -192,3 +192,20 @@ def test_the_bot_plays_whole_hands_and_defers_to_the_rule_bot(trained: Path) -> 
         m.apply(rule.choose(d, rng))
     assert changed > 0  # the net does choose other plays when let
     assert eager.decide_many(decisions) == [eager.decide(d) for d in decisions]
+
+
+def test_a_search_teacher_labels_its_own_estimates() -> None:
+    from gunzi.bots.search import SearchBot
+
+    def teacher() -> SearchBot:
+        return SearchBot(rollouts=24, time_limit=None)
+
+    a = AD.label_hand(2, 0, max_cards=8, teacher=teacher())
+    b = AD.label_hand(2, 0, max_cards=8, teacher=teacher())
+    assert len(a.obs) >= 3
+    np.testing.assert_array_equal(a.labels, b.labels)  # no clock: reproducible
+    starts = np.flatnonzero(np.r_[True, a.owner[1:] != a.owner[:-1]])
+    assert (a.labels[starts] == 0).all()  # the rule bot's play, first
+    assert (a.feats[starts, play_features.OFFSETS["is_rule"]] == 1).all()
+    # a candidate dropped early counts only the deals both it and the rule play were on
+    assert AD._paired_mean([1.0, 2.0, 4.0], [0.5, 1.0]) == pytest.approx(0.75)

@@ -215,12 +215,20 @@ class SearchBot(Bot):
 
     # ------------------------------------------------------------------ search
     def search(self, decision: Decision, rng: random.Random) -> Action:
+        cands, _, best = self.estimates(decision, rng)
+        return cands[best]
+
+    def estimates(self, decision: Decision, rng: random.Random
+                  ) -> tuple[list[Action], list[list[float]], int]:
+        """A 打滚子 play decision's candidates (the rule bot's first, with a rule policy),
+        each one's rollout values on the sampled deals (fewer for a candidate dropped
+        early), and the index of the one :meth:`choose` plays. Sets ``stats``."""
         start = time.perf_counter()
         cands, position, finish = self._gunzi_setup(decision, rng)
         if len(cands) == 1:
             self.stats = {"candidates": 1, "rollouts": 0, "deals": 0,
                           "seconds": time.perf_counter() - start}
-            return cands[0]
+            return cands, [[]], 0
 
         def run(pos: Compact, i: int) -> float:
             return finish(pos, cands[i])[0]
@@ -234,7 +242,7 @@ class SearchBot(Bot):
             "values": {" ".join(C.names(a.cards)): round(sum(v) / len(v), 4)
                        for a, v in zip(cands, values, strict=True) if v},
         }
-        return cands[best]
+        return cands, values, best
 
     def _gunzi_setup(self, decision: Decision, rng: random.Random) -> tuple[
             list[Action], Callable[[random.Random], Compact],

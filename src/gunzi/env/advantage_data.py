@@ -41,6 +41,7 @@ from gunzi.bots.determinize import knowledge, sample
 from gunzi.bots.rollout import Compact, Outcome, compact_of, tables_for
 from gunzi.bots.rollout_rule import core_memory, core_rollout
 from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
@@ -106,13 +107,19 @@ def hand_seed(seed: int, hand: int) -> int:
 
 
 def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
-               max_cards: int = MAX_CARDS, deals: int = 1, rule: RuleBot | None = None
-               ) -> Labelled:
+               max_cards: int = MAX_CARDS, deals: int = 1, rule: RuleBot | None = None,
+               teacher: SearchBot | None = None) -> Labelled:
     """The labelled decisions of hand ``hand`` of a run seeded ``seed``; ``deals``: each
     label averaged over the true deal and ``deals - 1`` sampled ones (less noise, more
-    rollouts)."""
+    rollouts). With a search bot as ``teacher``, the labels are its own estimates instead
+    (:meth:`~gunzi.bots.search.SearchBot.estimates`: its candidates, each one's mean
+    advantage over the rule bot's play on the deals both were played on) and the hand
+    follows its choices: a teacher of what the seat can know, so the played cards tell
+    the later observations nothing a real player's would not."""
     rule = rule or RuleBot()
     rule.new_hand()
+    if teacher is not None:
+        teacher.new_hand()
     env = CardEnv("gunzi", mid_round=True)
     env.reset(seed=hand_seed(seed, hand))
     match = env.match
@@ -130,10 +137,18 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
         action = rule.choose(d, rng)
         if (d.kind is Kind.PLAY and d.actions is not None and len(d.actions) > 1
                 and sum(d.hand) <= max_cards):
-            cands = [action] + [a for a in d.actions if a != action]
-            if len(cands) > cap:
-                cands = [action, *rng.sample(cands[1:], cap - 1)]
-            values = _values(match, d, [a.cards for a in cands], deals, rng)
+            if teacher is not None:
+                cands, runs, best = teacher.estimates(d, rng)
+                if len(cands) < 2 or cands[0] != action:
+                    match.apply(action)
+                    continue
+                values = [(_paired_mean(r, runs[0]), 0.0) for r in runs]
+                action = cands[best]
+            else:
+                cands = [action] + [a for a in d.actions if a != action]
+                if len(cands) > cap:
+                    cands = [action, *rng.sample(cands[1:], cap - 1)]
+                values = _values(match, d, [a.cards for a in cands], deals, rng)
             obs_rows.append(card_obs.encode(d.view, d.rules).astype(np.float16))
             feat_rows.append(play_features.features(
                 d.view, d.rules, d.hand, [a.cards for a in cands], 0).astype(np.float16))
@@ -151,6 +166,12 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
     return Labelled(np.stack(obs_rows), np.concatenate(feat_rows),
                     np.asarray(labels, dtype=np.float32), np.asarray(points, dtype=np.float32),
                     np.asarray(owner, dtype=np.int32), 1)
+
+
+def _paired_mean(a: list[float], b: list[float]) -> float:
+    """Mean of ``a - b`` over the deals both were played on."""
+    n = min(len(a), len(b))
+    return sum(x - y for x, y in zip(a[:n], b[:n], strict=True)) / n if n else 0.0
 
 
 def _values(m: Match, d: Decision, plays: list[tuple[int, ...]], deals: int = 1,
@@ -195,13 +216,14 @@ def _values(m: Match, d: Decision, plays: list[tuple[int, ...]], deals: int = 1,
 SHARD = 50  # hands per file
 
 
-def _shard(task: tuple[str, int, int, int, int, float, int, int]) -> str:
-    out, seed, first, size, cap, explore, max_cards, deals = task
+def _shard(task: tuple[str, int, int, int, int, float, int, int, int]) -> str:
+    out, seed, first, size, cap, explore, max_cards, deals, search = task
     path = f"{out}/shard-{first:07d}.npz"
     rule = RuleBot()
+    teacher = SearchBot(rollouts=search, time_limit=None) if search else None
     part = f"{path}.part.npz"  # renamed when whole: a stopped run leaves no half shard
     Labelled.join([label_hand(seed, h, cap=cap, explore=explore, max_cards=max_cards,
-                               deals=deals, rule=rule)
+                               deals=deals, rule=rule, teacher=teacher)
                    for h in range(first, first + size)]).save(part)
     os.replace(part, path)
     return path
@@ -209,16 +231,17 @@ def _shard(task: tuple[str, int, int, int, int, float, int, int]) -> str:
 
 def label_run(out: str, hands: int, seed: int, *, workers: int = 1, cap: int = 12,
               explore: float = 0.1, max_cards: int = MAX_CARDS, deals: int = 1,
-              shard: int = SHARD,
+              search: int = 0, shard: int = SHARD,
               progress: Callable[[int], None] | None = None) -> list[str]:
     """Label ``hands`` hands (rounded up to ``shard``) into ``out/shard-*.npz``; shards
     already there are kept (a stopped run resumes), so the files depend only on the seed
-    (and ``shard``)."""
+    (and ``shard``). ``search``: label with a search bot of that many rollouts a decision
+    (no clock, so reproducible) as the teacher, instead of the true-deal rollouts."""
     import multiprocessing
     from pathlib import Path
 
     Path(out).mkdir(parents=True, exist_ok=True)
-    tasks = [(out, seed, first, shard, cap, explore, max_cards, deals)
+    tasks = [(out, seed, first, shard, cap, explore, max_cards, deals, search)
              for first in range(0, hands, shard)
              if not Path(f"{out}/shard-{first:07d}.npz").exists()]
     kept = (hands + shard - 1) // shard - len(tasks)
