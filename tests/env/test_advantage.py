@@ -145,7 +145,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     paths = label_run(str(folder / "small"), 6, 4, shard=2)
     assert len(paths) == 3
     weights = folder / "net.npz"
-    out = runner.invoke(app, ["train-advantage", str(folder / "small"), str(weights),
+    out = runner.invoke(app, ["train-advantage", str(weights), str(folder / "small"),
                               "--epochs", "2", "--hidden", "32", "--holdout", "3", "--json"])
     assert out.exit_code == 0, out.output
     summary = json.loads(out.stdout)

@@ -46,8 +46,8 @@ def label_advantage(
 
 
 def train_advantage(
-    data: Annotated[Path, typer.Argument(help="A folder of gunzi label-advantage")],
     file: Annotated[Path, typer.Argument(help="The weights file to write (.npz)")],
+    data: Annotated[list[Path], typer.Argument(help="Folders of gunzi label-advantage")],
     epochs: Annotated[int, typer.Option(min=1, help="Passes over the data")] = 4,
     hidden: Annotated[int, typer.Option(min=1, help="Width of the hidden layers")] = 256,
     batch: Annotated[int, typer.Option(min=1, help="Candidates per update")] = 2048,

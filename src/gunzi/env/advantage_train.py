@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,12 @@ class AdvantageNet(nn.Module):
         return out
 
 
-def load(folder: Path, holdout: int) -> tuple[Labelled, Labelled]:
-    """The shards of ``folder``, split: every ``holdout``-th one is held out."""
-    shards = sorted(folder.glob("shard-*.npz"))
+def load(folders: Sequence[Path], holdout: int) -> tuple[Labelled, Labelled]:
+    """The shards of ``folders``, split: every ``holdout``-th one is held out."""
+    shards = [p for folder in folders for p in sorted(folder.glob("shard-*.npz"))]
     if len(shards) < 2:
-        raise ValueError(f"{folder} has {len(shards)} shards; label at least two")
+        raise ValueError(f"{', '.join(map(str, folders))}: {len(shards)} shards; label at "
+                         "least two")
     parts = [Labelled.load(str(p)) for p in shards]
     held = [p for i, p in enumerate(parts) if i % holdout == holdout - 1] or parts[-1:]
     train = [p for p in parts if not any(p is h for h in held)]
@@ -80,17 +81,18 @@ def gains(pred: np.ndarray, data: Labelled) -> dict[float, float]:
     return out
 
 
-def train(folder: Path, out: Path, *, epochs: int = 4, hidden: int = 256, batch: int = 2048,
-          lr: float = 1e-3, weight_decay: float = 1e-4, points: float = 0.0, seed: int = 0,
-          holdout: int = 20, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Train on ``folder``'s shards, write the weights to ``out`` and a log beside it. The
-    labels are noisy (one deal each) and the net overfits them after an epoch or two, so
-    the epoch of the highest held-out gain is the one saved. ``points``: weight of the extra
-    score-margin part in the regression target (denser than the levels; the held-out gain is
-    always measured on the labels themselves)."""
+def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 256,
+          batch: int = 2048, lr: float = 1e-3, weight_decay: float = 1e-4,
+          points: float = 0.0, seed: int = 0, holdout: int = 20,
+          log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Train on the shards of ``folders``, write the weights to ``out`` and a log beside
+    it. The labels are noisy and the net overfits them after an epoch or two, so the epoch
+    of the highest held-out gain is the one saved. ``points``: weight of the extra
+    score-margin part in the regression target (denser than the levels; the held-out gain
+    is always measured on the labels themselves)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    tr, va = load(folder, holdout)
+    tr, va = load(folders, holdout)
     net = AdvantageNet(hidden)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(
