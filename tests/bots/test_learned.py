@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from gunzi.bots import card_obs
 from gunzi.bots import card_tokens as T
 from gunzi.bots.base import Bot, Decision, play
-from gunzi.bots.learned import WEIGHTS, LearnedBot, Policy
+from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot, Policy
 from gunzi.bots.registry import make_bot, names
 from gunzi.engine.actions import Action, Kind
 from gunzi.engine.match import Match
@@ -64,7 +64,7 @@ def test_numpy_forward_equals_torch(tmp_path: Path) -> None:
 
 
 def test_weights_of_another_layout_are_refused(tmp_path: Path) -> None:
-    with np.load(WEIGHTS) as data:
+    with np.load(DMC_WEIGHTS) as data:
         arrays = dict(data)
     arrays["meta.obs_version"] = np.asarray(card_obs.OBS_VERSION + 1)
     path = tmp_path / "old.npz"
@@ -77,8 +77,8 @@ def test_weights_of_another_layout_are_refused(tmp_path: Path) -> None:
 class Counting(Bot):
     """The learned bot, counting the kinds of decision it answered."""
 
-    def __init__(self) -> None:
-        self.inner = LearnedBot()
+    def __init__(self, weights: Path) -> None:
+        self.inner = LearnedBot(weights)
         self.kinds: set[Kind] = set()
 
     def choose(self, decision: Decision, rng: random.Random) -> Action:
@@ -88,16 +88,18 @@ class Counting(Bot):
         return action
 
 
+@pytest.mark.parametrize("weights", [WEIGHTS, DMC_WEIGHTS], ids=["advantage", "dmc"])
 @pytest.mark.parametrize(("rules", "hands", "kinds"), [
     ("gunzi", 6, {Kind.DECLARE, Kind.TRIBUTE, Kind.RETURN, Kind.BURY, Kind.BURY_JOKERS,
                   Kind.PLAY}),
     ("classic-1", 2, {Kind.DECLARE, Kind.BURY, Kind.PLAY}),
     ("classic-2", 2, {Kind.DECLARE, Kind.BURY, Kind.PLAY}),
 ])
-def test_plays_whole_hands_legally(rules: str, hands: int, kinds: set[Kind]) -> None:
+def test_plays_whole_hands_legally(rules: str, hands: int, kinds: set[Kind],
+                                   weights: Path) -> None:
     """Every seat learned (so it buries, returns and leads too), every action legal and
     none a fallback."""
-    bots = [Counting() for _ in range(4)]
+    bots = [Counting(weights) for _ in range(4)]
     seen: set[Kind] = set()
     for seed in range(3):
         m = Match(preset(rules), random.Random(seed))
@@ -179,9 +181,9 @@ def test_plays_what_the_trained_net_plays_in_the_environment(rules: str, seed: i
     from gunzi.env import dmc
     from gunzi.env.cards import CardEnv
 
-    bot = LearnedBot()
-    net = dmc.QNet(bot.policy.hidden)
-    with np.load(WEIGHTS) as data:
+    bot = LearnedBot(DMC_WEIGHTS)
+    net = dmc.QNet(int(bot.policy.meta["hidden"]))
+    with np.load(DMC_WEIGHTS) as data:
         net.load_state_dict({k: torch.from_numpy(data[k].astype(np.float32))
                              for k in data.files if not k.startswith("meta.")})
     played: list[Action] = []

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gunzi.bots import card_obs
 from gunzi.bots import card_tokens as T
 from gunzi.bots.base import Decision, observe
-from gunzi.bots.learned import LearnedBot
+from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot
 from gunzi.cli import app
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
@@ -34,12 +34,14 @@ def _decisions(rules: str, seed: int, hands: int = 1) -> list[Decision]:
     return out
 
 
+@pytest.mark.parametrize("weights", [WEIGHTS, DMC_WEIGHTS], ids=["advantage", "dmc"])
 @pytest.mark.parametrize(("rules", "seed"), [("gunzi", 5), ("classic-2", 6)])
-def test_a_batch_chooses_what_each_decision_chooses_alone(rules: str, seed: int) -> None:
+def test_a_batch_chooses_what_each_decision_chooses_alone(rules: str, seed: int,
+                                                          weights: object) -> None:
     decisions = _decisions(rules, seed)
     kinds = {d.kind for d in decisions}
     assert {Kind.BURY, Kind.PLAY} <= kinds  # card-by-card builds among them
-    bot = LearnedBot()
+    bot = LearnedBot(weights)  # type: ignore[arg-type]
     alone = [bot.decide(d) for d in decisions]
     assert bot.decide_many(decisions) == alone
     shuffled = list(range(len(decisions)))
@@ -51,7 +53,7 @@ def test_a_batch_chooses_what_each_decision_chooses_alone(rules: str, seed: int)
 
 @pytest.mark.parametrize(("rules", "seed"), [("gunzi", 7), ("classic-1", 8)])
 def test_action_values_are_the_values_of_the_last_token(rules: str, seed: int) -> None:
-    bot = LearnedBot()
+    bot = LearnedBot(DMC_WEIGHTS)
     grouped = rules == "gunzi"
     checked = 0
     for d in _decisions(rules, seed):

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gunzi.bots.base import Decision, observe
-from gunzi.bots.learned import LearnedBot
+from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot
 from gunzi.engine import records
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
@@ -75,7 +75,8 @@ def _decisions(n: int) -> list[Decision]:
     return out
 
 
-def test_decisions_due_together_are_one_batch_and_a_failure_stays_alone() -> None:
+@pytest.mark.parametrize("weights", [WEIGHTS, DMC_WEIGHTS], ids=["advantage", "dmc"])
+def test_decisions_due_together_are_one_batch_and_a_failure_stays_alone(weights: Any) -> None:
     sizes: list[int] = []
 
     class Sizes:
@@ -83,7 +84,7 @@ def test_decisions_due_together_are_one_batch_and_a_failure_stays_alone() -> Non
             sizes.append(int(n))
 
     decisions = _decisions(6)
-    bots = [LearnedBot() for _ in decisions]
+    bots = [LearnedBot(weights) for _ in decisions]
     assert all(batching(b) for b in bots) and not batching(object())
 
     async def run(bots: list[LearnedBot]) -> list[Any]:
@@ -100,6 +101,6 @@ def test_decisions_due_together_are_one_batch_and_a_failure_stays_alone() -> Non
                               kind=Kind.DECLARE)
     decisions[2] = bad
     got = asyncio.run(run(bots))
-    assert isinstance(got[2], ValueError) and sizes == [6, 6]
+    assert isinstance(got[2], Exception) and sizes == [6, 6]
     for i in (0, 1, 3, 4, 5):
         assert got[i] == bots[i].decide(decisions[i])

@@ -1,23 +1,27 @@
-"""The ``learned`` bot: the Deep Monte-Carlo value net of ``gunzi train``, run on numpy.
+"""The ``learned`` bot: a trained net run on numpy (no PyTorch at play time).
 
-No PyTorch at play time. ``gunzi export-policy`` writes a trained net's weights to a small
-``.npz`` (:func:`save`); :class:`Policy` loads it and computes the same Q(s, a) as
-:class:`gunzi.env.dmc.QNet` with three matrix products: the state part of the first
-layer once per observation, then one row per candidate token (an embedding lookup), the
-body over all candidates at once. :meth:`Policy.q` takes any batch of (observation, token)
-rows and :meth:`Policy.shared` candidates that share observations, so a server can score
-the candidates of many tables in one call: :meth:`LearnedBot.decide_many` does it for
-whole decisions (the hall's batch, docs/bots.md), :meth:`LearnedBot.action_values` gives
-the Q of listed actions (the search bot's prior).
+It takes either kind of exported net:
 
-:class:`LearnedBot` sees only its :class:`~gunzi.bots.base.Decision`. It encodes the
-seat's observation from ``decision.view`` (:func:`gunzi.bots.card_obs.encode`, as in
-training) and builds its action token by token like the environments do
-(:mod:`gunzi.bots.card_tokens`): listed actions through their token sequences, bury and
-return card by card from ``decision.options``, a classic follow from
-``decision.listing``, a classic lead by picking held cards of one class in id order. At
-each step it plays the candidate token of highest value. The package ships weights
-(:data:`WEIGHTS`); docs/bots.md says how they were trained and how strong they are.
+* an **advantage net** (:mod:`gunzi.bots.advantage_net`, ``gunzi train-advantage``; the
+  shipped :data:`WEIGHTS`): the rule bot makes every decision, and at a 打滚子 card play
+  with a choice the net scores every legal play (the seat's observation and
+  :mod:`gunzi.bots.play_features`); the play of highest score replaces the rule bot's
+  when it beats that play's score by more than the net's threshold. All pending
+  decisions' candidates go through one product in :meth:`LearnedBot.decide_many`.
+* a **token net** (Deep Monte-Carlo, ``gunzi train`` and ``gunzi export-policy``;
+  :data:`DMC_WEIGHTS`): :class:`Policy` computes the same Q(s, a) as
+  :class:`gunzi.env.dmc.QNet` with three matrix products (the state part of the first
+  layer once per observation, one row per candidate token, the body over all candidates
+  at once), and the bot builds its action token by token like the environments do
+  (:mod:`gunzi.bots.card_tokens`): listed actions through their token sequences, bury and
+  return card by card from ``decision.options``, a classic follow from
+  ``decision.listing``, a classic lead by picking held cards of one class in id order,
+  greedy on Q at each step.
+
+:class:`LearnedBot` sees only its :class:`~gunzi.bots.base.Decision`: the observation is
+encoded from ``decision.view`` (:func:`gunzi.bots.card_obs.encode`, as in training).
+:meth:`LearnedBot.action_values` scores listed actions (the search bot's prior).
+docs/bots.md says how the shipped nets were trained and how strong they are.
 """
 
 from __future__ import annotations
@@ -42,7 +46,11 @@ from gunzi.engine.order import order_for
 from gunzi.engine.rules import Ruleset
 from gunzi.engine.variant import variant_of
 
+# The shipped net: an advantage net over the rule bot's 打滚子 card plays (docs/bots.md).
 WEIGHTS = Path(__file__).parent / "weights" / "learned-gunzi.npz"
+# The token net of gunzi train (DMC, imitation warm start), -0.60 against rule: kept for
+# learned:weights=..., the environments' tests and comparison.
+DMC_WEIGHTS = Path(__file__).parent / "weights" / "learned-gunzi-dmc.npz"
 # The arrays of an exported net, named as the PyTorch layers of QNet they come from.
 ARRAYS = ("state.weight", "state.bias", "action.weight", "body.1.weight", "body.1.bias",
           "body.3.weight", "body.3.bias")
@@ -250,8 +258,9 @@ class LearnedBot(Bot):
     def _corrected(self, decisions: Sequence[Decision], net: AdvantagePolicy
                    ) -> list[Action]:
         """The rule bot's actions, each 打滚子 card play with more than one legal play
-        replaced by the candidate of highest predicted advantage when that exceeds the
-        net's threshold; every such decision's candidates scored in one call."""
+        replaced by the candidate of highest score when that beats the rule play's score by
+        more than the net's threshold; every such decision's candidates scored in one
+        call."""
         assert self.rule is not None
         limit = net.threshold if self.threshold is None else self.threshold
         out = [self.rule.decide(d) for d in decisions]
@@ -278,7 +287,7 @@ class LearnedBot(Bot):
             v = values[at:at + len(cands)]
             at += len(cands)
             best = int(np.argmax(v))
-            out[i] = cands[best] if v[best] > limit else cands[0]
+            out[i] = cands[best] if v[best] - v[0] > limit else cands[0]
         return out
 
     @staticmethod

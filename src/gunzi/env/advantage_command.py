@@ -56,6 +56,9 @@ def train_advantage(
     weight_decay: Annotated[float, typer.Option(min=0.0, help="AdamW weight decay")] = 1e-4,
     points: Annotated[float, typer.Option(help="Weight of the extra score-margin part in the "
                                           "target")] = 0.0,
+    objective: Annotated[str, typer.Option(help="value: regress the labels; choice: fit "
+                                           "the teacher's choice (search-teacher labels)")
+                         ] = "value",
     seed: Annotated[int, typer.Option(help="Seed of the initial weights and the order")] = 0,
     holdout: Annotated[int, typer.Option(min=2, help="Every N-th shard is held out")] = 20,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
@@ -70,7 +73,7 @@ def train_advantage(
     try:
         summary: dict[str, Any] = advantage_train.train(
             data, file, epochs=epochs, hidden=hidden, batch=batch, lr=lr,
-            weight_decay=weight_decay, points=points, seed=seed,
+            weight_decay=weight_decay, points=points, objective=objective, seed=seed,
             holdout=holdout, log=(lambda _: None) if json_out else typer.echo)
     except (FileNotFoundError, ValueError) as exc:
         typer.echo(f"gunzi train-advantage: {exc}", err=True)

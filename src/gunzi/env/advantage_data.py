@@ -64,6 +64,7 @@ class Labelled:
     points: np.ndarray  # (R,) float32: the label's score-margin part alone (margin / 100)
     owner: np.ndarray  # (R,) int32
     hands: int
+    chosen: np.ndarray  # (R,) int8: 1 at the teacher's choice (or the best label) per decision
 
     @staticmethod
     def join(parts: list[Labelled]) -> Labelled:
@@ -74,11 +75,12 @@ class Labelled:
                         np.concatenate([p.points for p in parts]),
                         np.concatenate([p.owner + b for p, b in zip(parts, base, strict=True)
                                         ]).astype(np.int32),
-                        sum(p.hands for p in parts))
+                        sum(p.hands for p in parts),
+                        np.concatenate([p.chosen for p in parts]))
 
     def save(self, path: str) -> None:
         np.savez_compressed(path, obs=self.obs, feats=self.feats, labels=self.labels,
-                            points=self.points,
+                            points=self.points, chosen=self.chosen,
                             owner=self.owner, hands=np.asarray(self.hands),
                             obs_version=np.asarray(card_obs.OBS_VERSION),
                             features_version=np.asarray(play_features.FEATURES_VERSION))
@@ -90,8 +92,19 @@ class Labelled:
                     card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
                 raise ValueError(f"{path}: made for other observation or feature versions")
             points = z["points"] if "points" in z.files else np.zeros_like(z["labels"])
+            chosen = z["chosen"] if "chosen" in z.files else best_of(z["labels"], z["owner"])
             return Labelled(z["obs"], z["feats"], z["labels"], points, z["owner"],
-                            int(z["hands"]))
+                            int(z["hands"]), chosen)
+
+
+def best_of(labels: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """1 at each decision's candidate of highest label (the first on ties), else 0."""
+    out = np.zeros(len(labels), dtype=np.int8)
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    for k, s in enumerate(starts):
+        e = starts[k + 1] if k + 1 < len(starts) else len(labels)
+        out[s + int(np.argmax(labels[s:e]))] = 1
+    return out
 
 
 def value(out: Outcome, team: int, dealer: int) -> tuple[float, float]:
@@ -128,6 +141,7 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
     feat_rows: list[np.ndarray] = []
     labels: list[float] = []
     points: list[float] = []
+    chosen: list[int] = []
     owner: list[int] = []
     done = len(match.results)
     while len(match.results) == done and not match.is_over:
@@ -154,6 +168,9 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
                 d.view, d.rules, d.hand, [a.cards for a in cands], 0).astype(np.float16))
             labels.extend(v - values[0][0] for v, _ in values)
             points.extend(m - values[0][1] for _, m in values)
+            pick = best if teacher is not None else max(range(len(values)),
+                                                        key=lambda i: (values[i][0], -i))
+            chosen.extend(int(i == pick) for i in range(len(values)))
             owner.extend([len(obs_rows) - 1] * len(cands))
             if rng.random() < explore:
                 action = rng.choice(cands)
@@ -162,10 +179,10 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
         return Labelled(np.zeros((0, card_obs.OBS_SIZE), np.float16),
                         np.zeros((0, play_features.SIZE), np.float16),
                         np.zeros(0, np.float32), np.zeros(0, np.float32),
-                        np.zeros(0, np.int32), 1)
+                        np.zeros(0, np.int32), 1, np.zeros(0, np.int8))
     return Labelled(np.stack(obs_rows), np.concatenate(feat_rows),
                     np.asarray(labels, dtype=np.float32), np.asarray(points, dtype=np.float32),
-                    np.asarray(owner, dtype=np.int32), 1)
+                    np.asarray(owner, dtype=np.int32), 1, np.asarray(chosen, dtype=np.int8))
 
 
 def _paired_mean(a: list[float], b: list[float]) -> float:

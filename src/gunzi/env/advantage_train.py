@@ -23,9 +23,15 @@ import torch
 from torch import nn
 
 from gunzi.bots import advantage_net, card_obs, play_features
+from gunzi.bots.suit_symmetry import feature_maps, observation_maps
 from gunzi.env.advantage_data import Labelled
 
-THRESHOLDS = (0.0, 0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+# The thresholds tried on the held-out hands, per objective (its score's units).
+OBJECTIVES: dict[str, tuple[float, ...]] = {
+    "value": (0.0, 0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
+    "choice": (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0),
+}
+GROUP_WIDTH = 12  # candidates per decision at most (label_run's cap; the search has 6)
 
 
 class AdvantageNet(nn.Module):
@@ -65,51 +71,106 @@ def predict(net: AdvantageNet, data: Labelled, rows: int = 65536) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
-def gains(pred: np.ndarray, data: Labelled) -> dict[float, float]:
-    """Per threshold: the mean true gain per decision of the bot's play over the rule
-    bot's (the candidate of best prediction above the threshold, else the rule play)."""
-    starts = np.flatnonzero(np.r_[True, data.owner[1:] != data.owner[:-1]])
-    out = {}
-    best_at = np.maximum.reduceat(pred, starts)
-    for t in THRESHOLDS:
-        total = 0.0
-        for k, s in enumerate(starts):
-            e = starts[k + 1] if k + 1 < len(starts) else len(pred)
-            if best_at[k] > t:
-                total += float(data.labels[s + int(np.argmax(pred[s:e]))])
-        out[t] = total / max(1, len(starts))
+def _starts(owner: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+
+
+def relative(pred: np.ndarray, data: Labelled) -> np.ndarray:
+    """Each candidate's score minus its decision's rule play's (the decision's first row),
+    which is what the bot compares with its threshold."""
+    starts = _starts(data.owner)
+    first = np.repeat(pred[starts], np.diff(np.r_[starts, len(pred)]))
+    out: np.ndarray = pred - first
     return out
+
+
+def gains(pred: np.ndarray, data: Labelled, thresholds: Sequence[float]) -> dict[float, float]:
+    """Per threshold: the mean gain per decision of the bot's play over the rule bot's, by
+    the labels (the candidate of best score if it beats the rule play's by more than the
+    threshold, else the rule play)."""
+    rel = relative(pred, data)
+    starts = _starts(data.owner)
+    ends = np.r_[starts[1:], len(rel)]
+    best = np.array([s + int(np.argmax(rel[s:e])) for s, e in zip(starts, ends, strict=True)])
+    return {t: float(np.where(rel[best] > t, data.labels[best], 0.0).sum()) / max(1, len(best))
+            for t in thresholds}
+
+
+def _groups(data: Labelled, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each decision's rows padded to ``width`` (-1), and the position of its choice."""
+    starts = _starts(data.owner)
+    ends = np.r_[starts[1:], len(data.labels)]
+    rows = np.full((len(starts), width), -1, dtype=np.int64)
+    target = np.zeros(len(starts), dtype=np.int64)
+    for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        e = min(e, s + width)
+        rows[k, :e - s] = np.arange(s, e)
+        target[k] = int(np.argmax(data.chosen[s:e]))
+    return rows, target
 
 
 def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 256,
           batch: int = 2048, lr: float = 1e-3, weight_decay: float = 1e-4,
-          points: float = 0.0, seed: int = 0, holdout: int = 20,
-          log: Callable[[str], None] = print) -> dict[str, Any]:
+          points: float = 0.0, objective: str = "value", augment: bool = True,
+          seed: int = 0, holdout: int = 20, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train on the shards of ``folders``, write the weights to ``out`` and a log beside
-    it. The labels are noisy and the net overfits them after an epoch or two, so the epoch
-    of the highest held-out gain is the one saved. ``points``: weight of the extra
-    score-margin part in the regression target (denser than the levels; the held-out gain
-    is always measured on the labels themselves)."""
+    it. ``objective``: ``value`` regresses each candidate's label (mean squared error; the
+    score estimates the advantage in the labels' units); ``choice`` fits the teacher's
+    choice among each decision's candidates (softmax cross-entropy; the score is a
+    log-odds against the rule play). The labels are noisy and the net overfits them after
+    an epoch or two, so the epoch of the highest held-out gain is the one saved.
+    ``points``: weight of the extra score-margin part in the value target (denser than
+    the levels; the held-out gain is always measured on the labels themselves).
+    ``augment``: show each sample under a random naming of the suits
+    (:mod:`gunzi.bots.suit_symmetry`), 24 times the data for a net that would otherwise
+    learn each suit apart."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: one of {', '.join(OBJECTIVES)}")
+    thresholds = OBJECTIVES[objective]
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     tr, va = load(folders, holdout)
     net = AdvantageNet(hidden)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(
-        opt, T_max=max(1, epochs * (len(tr.labels) // batch)))
     labels = torch.from_numpy(tr.labels + np.float32(points) * tr.points)
+    groups, target = _groups(tr, GROUP_WIDTH)
+    units = len(groups) if objective == "choice" else len(tr.labels)
+    per_step = max(1, batch // 6) if objective == "choice" else batch
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(
+        opt, T_max=max(1, epochs * (units // per_step)))
+    obs_maps = torch.from_numpy(observation_maps()) if augment else None
+    feat_maps = torch.from_numpy(feature_maps()) if augment else None
     history = []
     start = time.time()
     base = float(np.mean(va.labels ** 2))
     best: tuple[float, float, int, dict[str, torch.Tensor]] | None = None
     for epoch in range(epochs):
-        order = rng.permutation(len(tr.labels))
+        order = rng.permutation(units)
         total, n = 0.0, 0
-        for at in range(0, len(order) - batch + 1, batch):
-            idx = order[at:at + batch]
+        for at in range(0, len(order) - per_step + 1, per_step):
+            pick = order[at:at + per_step]
+            if objective == "choice":
+                cells = groups[pick]
+                valid = cells >= 0
+                idx = cells[valid]
+                # one naming of the suits per decision: its candidates are compared
+                sigma = np.repeat(rng.integers(24, size=len(pick)), valid.sum(1))
+            else:
+                idx = pick
+                sigma = rng.integers(24, size=len(idx))
             obs = torch.from_numpy(tr.obs[tr.owner[idx]].astype(np.float32))
             feats = torch.from_numpy(tr.feats[idx].astype(np.float32))
-            loss = nn.functional.mse_loss(net(obs, feats), labels[idx])
+            if obs_maps is not None and feat_maps is not None:
+                at_sigma = torch.from_numpy(sigma)
+                obs = torch.gather(obs, 1, obs_maps[at_sigma])
+                feats = torch.gather(feats, 1, feat_maps[at_sigma])
+            scores = net(obs, feats)
+            if objective == "choice":
+                logits = torch.full(cells.shape, -1e9)
+                logits[torch.from_numpy(valid)] = scores
+                loss = nn.functional.cross_entropy(logits, torch.from_numpy(target[pick]))
+            else:
+                loss = nn.functional.mse_loss(scores, labels[idx])
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call, unused-ignore]
             opt.step()
@@ -117,8 +178,8 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
             total += float(loss.detach())
             n += 1
         pred = predict(net, va)
-        g = gains(pred, va)
-        row = {"epoch": epoch + 1, "train_mse": total / max(1, n),
+        g = gains(pred, va, thresholds)
+        row = {"epoch": epoch + 1, "train_loss": total / max(1, n),
                "val_mse": float(np.mean((pred - va.labels) ** 2)), "val_mse_zero": base,
                "gain_per_decision": {str(k): round(v, 5) for k, v in g.items()},
                "seconds": round(time.time() - start, 1)}
@@ -132,10 +193,10 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
     gain, threshold, kept, state = best
     arrays = {k: v.numpy() for k, v in state.items()}
     advantage_net.save(out, arrays, threshold=threshold, hidden=hidden, points=points,
-                       hands=tr.hands, decisions=len(tr.obs), epochs=kept, seed=seed,
-                       preset="gunzi")
-    summary = {"out": str(out), "threshold": threshold, "epoch": kept,
-               "heldout_gain_per_decision": gain, "hands": tr.hands,
+                       objective=objective, augment=augment, hands=tr.hands, decisions=len(tr.obs),
+                       epochs=kept, seed=seed, preset="gunzi")
+    summary = {"out": str(out), "objective": objective, "threshold": threshold,
+               "epoch": kept, "heldout_gain_per_decision": gain, "hands": tr.hands,
                "heldout_hands": va.hands, "history": history}
     Path(str(out) + ".log.json").write_text(json.dumps(summary, indent=1))
     return summary
