@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 from gunzi.bots import card_obs
 from gunzi.bots import card_tokens as T
+from gunzi.bots.advantage_net import AdvantagePolicy
 from gunzi.bots.base import Bot, Decision, play
 from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot, Policy
 from gunzi.bots.registry import make_bot, names
@@ -63,15 +65,21 @@ def test_numpy_forward_equals_torch(tmp_path: Path) -> None:
     np.testing.assert_allclose(Policy(half).q(obs, tokens), want, atol=0.05)
 
 
-def test_weights_of_another_layout_are_refused(tmp_path: Path) -> None:
-    with np.load(DMC_WEIGHTS) as data:
+@pytest.mark.parametrize(("weights", "key", "load"), [
+    (DMC_WEIGHTS, "obs_version", Policy),
+    (WEIGHTS, "obs_version", AdvantagePolicy),
+    (WEIGHTS, "features_version", AdvantagePolicy),
+])
+def test_weights_of_another_layout_are_refused(tmp_path: Path, weights: Path, key: str,
+                                               load: Any) -> None:
+    with np.load(weights) as data:
         arrays = dict(data)
-    arrays["meta.obs_version"] = np.asarray(card_obs.OBS_VERSION + 1)
+    arrays[f"meta.{key}"] = np.asarray(int(arrays[f"meta.{key}"]) + 1)
     path = tmp_path / "old.npz"
     with path.open("wb") as f:
         np.savez(f, **arrays)
     with pytest.raises(ValueError, match="observation v"):
-        Policy(path)
+        load(path)
 
 
 class Counting(Bot):

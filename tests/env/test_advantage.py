@@ -210,15 +210,3 @@ def test_a_search_teacher_labels_its_own_estimates() -> None:
     # a candidate dropped early counts only the deals both it and the rule play were on
     assert AD._paired_mean([1.0, 2.0, 4.0], [0.5, 1.0]) == pytest.approx(0.75)
 
-
-def test_a_net_of_other_versions_is_refused(trained: Path, tmp_path: Path) -> None:
-    from gunzi.bots.advantage_net import AdvantagePolicy
-
-    with np.load(trained) as data:
-        arrays = dict(data)
-    arrays["meta.features_version"] = np.asarray(play_features.FEATURES_VERSION + 1)
-    path = tmp_path / "old.npz"
-    with path.open("wb") as f:
-        np.savez(f, **arrays)
-    with pytest.raises(ValueError, match="not an advantage net"):
-        AdvantagePolicy(path)
