@@ -184,9 +184,13 @@ def test_the_bot_plays_whole_hands_and_defers_to_the_rule_bot(trained: Path) -> 
     rng = random.Random(0)
     changed = 0
     decisions = []
+    cards = int(eager.policy.meta["max_cards"])
+    assert 10 <= cards <= AD.MAX_CARDS  # the most the training data held
     while not m.results:
         d = observe(m, m.to_act)
         assert stiff.decide(d) == rule.decide(d)
+        if sum(d.hand) > cards:  # larger hands than it was trained on: the rule play
+            assert eager.decide(d) == rule.decide(d)
         changed += eager.decide(d) != rule.decide(d)
         decisions.append(d)
         m.apply(rule.choose(d, rng))

@@ -267,9 +267,10 @@ class LearnedBot(Bot):
         asks: list[tuple[int, list[Action]]] = []
         obs: list[np.ndarray] = []
         feats: list[np.ndarray] = []
+        cards = int(net.meta.get("max_cards", 10**6))
         for i, d in enumerate(decisions):
-            if not self._corrects(d):
-                continue
+            if not self._corrects(d) or sum(d.hand) > cards:
+                continue  # the net was trained only on seats holding at most ``cards``
             assert d.actions is not None
             first = out[i] if out[i] in d.actions else d.actions[0]
             cands = [first] + [a for a in d.actions if a != first]

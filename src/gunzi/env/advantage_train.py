@@ -71,6 +71,13 @@ def predict(net: AdvantageNet, data: Labelled, rows: int = 65536) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
+def max_cards(data: Labelled) -> int:
+    """The most cards a labelled seat held: the bot leaves larger hands to the rule bot."""
+    at = card_obs.OFFSETS["hand"]
+    held = data.obs[:, at:at + card_obs.N].astype(np.float32).sum(1) * 3
+    return int(np.rint(held.max())) if len(held) else 0
+
+
 def _starts(owner: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
 
@@ -193,7 +200,8 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
     gain, threshold, kept, state = best
     arrays = {k: v.numpy() for k, v in state.items()}
     advantage_net.save(out, arrays, threshold=threshold, hidden=hidden, points=points,
-                       objective=objective, augment=augment, hands=tr.hands, decisions=len(tr.obs),
+                       objective=objective, augment=augment, hands=tr.hands,
+                       max_cards=max_cards(tr), decisions=len(tr.obs),
                        epochs=kept, seed=seed, preset="gunzi")
     summary = {"out": str(out), "objective": objective, "threshold": threshold,
                "epoch": kept, "heldout_gain_per_decision": gain, "hands": tr.hands,
