@@ -27,7 +27,8 @@ def label_advantage(
                                            "decisions played by a random candidate")] = 0.1,
     deals: Annotated[int, typer.Option(min=1, help="Deals each label is averaged over: the "
                                        "true one and DEALS - 1 sampled from what the seat "
-                                       "knows")] = 4,
+                                       "knows; more lean towards what PIMC "
+                                       "believes, docs/research.md")] = 1,
     max_cards: Annotated[int, typer.Option(min=1, help="Label decisions of a seat holding at "
                                            "most this many cards")] = 15,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
@@ -48,12 +49,12 @@ def label_advantage(
 def train_advantage(
     file: Annotated[Path, typer.Argument(help="The weights file to write (.npz)")],
     data: Annotated[list[Path], typer.Argument(help="Folders of gunzi label-advantage")],
-    epochs: Annotated[int, typer.Option(min=1, help="Passes over the data")] = 4,
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over the data")] = 2,
     hidden: Annotated[int, typer.Option(min=1, help="Width of the hidden layers")] = 256,
     batch: Annotated[int, typer.Option(min=1, help="Candidates per update")] = 2048,
-    lr: Annotated[float, typer.Option(min=0.0, help="Learning rate (Adam, cosine decay)")
-                  ] = 1e-3,
-    weight_decay: Annotated[float, typer.Option(min=0.0, help="AdamW weight decay")] = 1e-4,
+    lr: Annotated[float, typer.Option(min=0.0, help="Learning rate (AdamW, cosine decay)")
+                  ] = 5e-4,
+    weight_decay: Annotated[float, typer.Option(min=0.0, help="AdamW weight decay")] = 1e-2,
     points: Annotated[float, typer.Option(help="Weight of the extra score-margin part in the "
                                           "target")] = 0.0,
     objective: Annotated[str, typer.Option(help="value: regress the labels; choice: fit "
