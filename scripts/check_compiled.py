@@ -5,7 +5,7 @@ Runs `gunzi simulate` (and `simulate --workers`, on the core) with the same seed
 and compares every figure but timing and which build ran; then the play cores' outcomes
 hand by hand, every trick winner included; then plays seeded random deals
 to the end with the rule bot's card play on the core (gunzi.core.gunzi_rule, the search
-bot's rollout policy) on both and compares every play.
+bot's rollout policy) on both and compares every play; then the arena with spawned workers.
 Usage: python scripts/check_compiled.py  (after `make fast`)
 """
 
@@ -103,7 +103,25 @@ def main() -> int:
     same = pure["plays"] == fast["plays"] and fast["compiled"] is True
     print(f"rule play on the core, 60 deals: {'same' if same else 'DIFFERENT'}")
     bad += not same
+    # Spawned workers unpickle their configuration (a compiled frozen Ruleset among it):
+    # the arena with two workers must give the one-worker figures on the compiled build.
+    one, two = arena(True, 1), arena(True, 2)
+    same = one == two and one == arena(False, 1)
+    print(f"arena, 6 pairs, 1 and 2 workers: {'same' if same else 'DIFFERENT'}")
+    bad += not same
     return 1 if bad else 0
+
+
+def arena(compiled: bool, workers: int) -> object:
+    env = dict(os.environ)
+    if compiled:
+        env["PYTHONPATH"] = str(ROOT / "build" / "fast")
+    out = subprocess.run(
+        [sys.executable, "-m", "gunzi.cli", "arena", "--bots", "learned,rule", "--deals", "6",
+         "--bank", "banks/gunzi-v1-2000.jsonl", "--workers", str(workers), "--json"],
+        check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
+    ).stdout
+    return json.loads(out)["net_levels_per_hand"]
 
 
 if __name__ == "__main__":

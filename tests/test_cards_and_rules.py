@@ -590,3 +590,17 @@ def test_classic_refuses_options_of_part_a_clauses_it_does_not_have() -> None:
     # Options classic does use stay free.
     assert preset("classic-2", keep_deal="partner").keep_deal == "partner"
     assert preset("classic-2", declare_asks="end-only").declare_asks == "end-only"
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("gunzi", {}), ("gunzi", {"follow": "live"}), ("classic-1", {}), ("classic-3", {}),
+])
+def test_a_ruleset_pickles_by_its_constructor(name: str, options: dict[str, object]) -> None:
+    """Spawned workers (arena, simulate) receive rule sets by pickle; the compiled build
+    cannot set a frozen field after construction, so a rule set pickles as its fields."""
+    import pickle
+
+    rules = preset(name, **options)
+    again = pickle.loads(pickle.dumps(rules))
+    assert again == rules and again.hand_size == rules.hand_size
+    assert type(rules).__reduce__(rules)[0].__name__ == "_rebuild"

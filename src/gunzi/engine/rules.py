@@ -8,7 +8,7 @@ with equal rule sets are played by the same rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gunzi.engine.errors import InvalidRulesError
@@ -213,6 +213,14 @@ class Ruleset:
         ):
             object.__setattr__(self, attr, value)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's fields and rebuilt by the constructor (the sizes
+        recomputed). The default pickling sets the fields one by one, which a frozen class
+        compiled by mypyc (``make fast``) refuses: spawned arena workers then died at
+        start, over and over, and the arena waited for them forever."""
+        return (_rebuild, (tuple((f.name, getattr(self, f.name)) for f in fields(self)
+                                 if f.init),))
+
     @property
     def is_gunzi(self) -> bool:
         return self.game == GUNZI
@@ -301,6 +309,10 @@ CATALOG: Catalog[Ruleset] = Catalog(Ruleset, OPTIONS, PRESETS)
 make = CATALOG.make
 preset = CATALOG.preset
 from_options = CATALOG.from_options
+
+
+def _rebuild(items: tuple[tuple[str, Any], ...]) -> Ruleset:
+    return Ruleset(**dict(items))
 parse_option_value = CATALOG.parse_option_value
 
 
