@@ -59,7 +59,10 @@ def test_desktop_wall_preview_place_and_move(hall: str, new_page: Any, artifacts
     move_pawn(page)
     page.screenshot(path=str(artifacts / "board-after-move.png"))
     cues = page.evaluate("import('/js/sound.js').then((m) => m.Sound.recent.map((c) => c.name))")
-    assert {"turn", "play_other"} <= set(cues), cues  # the bot moved, then our turn came
+    # the bot moved, then our turn came. On a loaded machine the bot's answer can come in
+    # the frame of our own move: that frame sounds once (Sound.play skips a second play*
+    # cue within MIN_GAP_MS), so the bot's own cue is then absent.
+    assert "turn" in cues and ("play_other" in cues or cues.count("play") >= 2), cues
     page.click("#btn-lang")
     assert "walls" in page.inner_text("#bb-seats")
 
