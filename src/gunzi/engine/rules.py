@@ -309,11 +309,12 @@ CATALOG: Catalog[Ruleset] = Catalog(Ruleset, OPTIONS, PRESETS)
 make = CATALOG.make
 preset = CATALOG.preset
 from_options = CATALOG.from_options
+parse_option_value = CATALOG.parse_option_value
 
 
 def _rebuild(items: tuple[tuple[str, Any], ...]) -> Ruleset:
+    """A pickled :class:`Ruleset` (:meth:`Ruleset.__reduce__`)."""
     return Ruleset(**dict(items))
-parse_option_value = CATALOG.parse_option_value
 
 
 def with_overrides(rules: Ruleset, pairs: list[str]) -> Ruleset:

@@ -37,10 +37,14 @@ def label_advantage(
     from gunzi.env.advantage_data import SHARD, label_run
 
     shards = (hands + SHARD - 1) // SHARD
-    with Reporter("label-advantage", shards, "shards", quiet=json_out) as bar:
-        paths = label_run(str(out), hands, seed, workers=workers, cap=cap, explore=explore,
-                          deals=deals, max_cards=max_cards,
-                          progress=lambda done: bar.update(done, ""))
+    try:
+        with Reporter("label-advantage", shards, "shards", quiet=json_out) as bar:
+            paths = label_run(str(out), hands, seed, workers=workers, cap=cap,
+                              explore=explore, deals=deals, max_cards=max_cards,
+                              progress=lambda done: bar.update(done, ""))
+    except OSError as exc:  # --out not writable, disk full
+        typer.echo(f"gunzi label-advantage: {exc}", err=True)
+        raise typer.Exit(2) from None
     summary = {"out": str(out), "shards": len(paths), "hands": len(paths) * SHARD}
     typer.echo(json.dumps(summary) if json_out else
                f"{out}: {summary['shards']} shards, {summary['hands']} hands")

@@ -91,20 +91,8 @@ class Labelled:
             if (int(z["obs_version"]), int(z["features_version"])) != (
                     card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
                 raise ValueError(f"{path}: made for other observation or feature versions")
-            points = z["points"] if "points" in z.files else np.zeros_like(z["labels"])
-            chosen = z["chosen"] if "chosen" in z.files else best_of(z["labels"], z["owner"])
-            return Labelled(z["obs"], z["feats"], z["labels"], points, z["owner"],
-                            int(z["hands"]), chosen)
-
-
-def best_of(labels: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """1 at each decision's candidate of highest label (the first on ties), else 0."""
-    out = np.zeros(len(labels), dtype=np.int8)
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    for k, s in enumerate(starts):
-        e = starts[k + 1] if k + 1 < len(starts) else len(labels)
-        out[s + int(np.argmax(labels[s:e]))] = 1
-    return out
+            return Labelled(z["obs"], z["feats"], z["labels"], z["points"], z["owner"],
+                            int(z["hands"]), z["chosen"])
 
 
 def value(out: Outcome, team: int, dealer: int) -> tuple[float, float]:

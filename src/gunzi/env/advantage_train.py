@@ -2,11 +2,12 @@
 
 The data are :mod:`gunzi.env.advantage_data` shards: per decision the seat's observation,
 per candidate play its features and its value relative to the rule bot's choice on the true
-deal. The net regresses that label (mean squared error), so it estimates the candidate's
-mean advantage over the deals the seat cannot tell apart. Every ``holdout``-th shard is kept
-out; on it the trainer measures what the bot would gain: at each decision the bot plays the
-candidate of highest predicted advantage if that exceeds a threshold, else the rule bot's
-play, and the *true* label of what it played is its gain on that deal. The threshold of the
+deal. The net regresses that label (mean squared error, ``objective="value"``), so it
+estimates the candidate's mean advantage over the deals the seat cannot tell apart, or fits a
+teacher's choice among the candidates (``objective="choice"``). Every ``holdout``-th shard is
+kept out; on it the trainer measures what the bot would gain: at each decision the bot plays
+the candidate of highest score if that beats the rule play's by more than a threshold, else
+the rule bot's play, and the label of what it played is its gain. The threshold of the
 highest held-out gain is saved with the weights (:func:`gunzi.bots.advantage_net.save`).
 """
 
