@@ -9,6 +9,11 @@ FAST_MODULES := cards order gunzi_tricks classic_tricks state variant machine dr
 # outcomes cross process boundaries by pickle, which mypyc classes do not support).
 CORE_MODULES := trick_state gunzi_play gunzi_rule classic_play
 YARDSTICK := build/yardstick
+# The play core compiled with mypyc into build/core, used by every `gunzi` command when it
+# matches the sources (src/gunzi/core/__init__.py); rebuilt when a core or engine source
+# changes. Without gcc the core runs from source.
+CORE_BUILD := build/core/digest
+CORE_SOURCES := $(wildcard src/gunzi/core/*.py src/gunzi/engine/*.py)
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -16,11 +21,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(CORE_BUILD): $(STAMP) $(CORE_SOURCES) scripts/build_core.py
+	$(PY) scripts/build_core.py
+
 .PHONY: setup serve demo test lint bench fast screenshots
-setup: $(STAMP)
+setup: $(STAMP) $(CORE_BUILD)
 
 # The web hall on SQLite (./data), at http://127.0.0.1:8000
-serve: $(STAMP)
+serve: setup
 	$(VENV)/bin/gunzi serve
 
 demo: $(STAMP)
@@ -31,7 +39,10 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-test: lint
+# The suite runs on the compiled core when it is built (as the hall does); the core's
+# differential tests run once more on its source, the pure-Python fallback.
+test: lint $(CORE_BUILD)
+	GUNZI_CORE=pure $(VENV)/bin/pytest tests/core
 	$(VENV)/bin/pytest
 
 # The review set of screenshots (desktop and phone) into test-artifacts/screenshots/.

@@ -2,9 +2,9 @@
 
 The machine is shared and its speed moves from minute to minute, so every figure is
 taken in CPU-seconds and quoted against ``scripts/yardstick.c`` (a plain C loop of
-random 打滚子 play phases) measured in the same run, before and after. The compiled
-figures come from a child process with ``build/fast`` (``make fast``) first on its
-path, since one process imports one build of a module.
+random 打滚子 play phases) measured in the same run, before and after. The figures of
+the builds this process does not run (pure, ``build/core``, ``build/fast``) come from
+child processes, since one process imports one build of a module.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from gunzi import core
 from gunzi.bots.base import Decision, observe
 from gunzi.bots.rule import RuleBot
 from gunzi.bots.search import SearchBot
@@ -45,7 +46,7 @@ def _compiled(module: object) -> bool:
 
 def active_core() -> str:
     """'compiled' when the mypyc build of the core is the one imported, else 'pure'."""
-    return "compiled" if _compiled(core_module) else "pure"
+    return core.active()
 
 
 def yardstick(seconds: float = 1.0) -> float | None:
@@ -205,19 +206,36 @@ def figures(rules: Ruleset, hands: int, core_hands: int, seed: int,
     return out
 
 
-def _compiled_figures(rules: str, hands: int, core_hands: int, seed: int, search: int
-                      ) -> dict[str, Any] | None:
-    """:func:`figures` in a child process on the mypyc build, if ``make fast`` made one."""
-    core = FAST / "gunzi" / "core"
-    if not any(core.glob("gunzi_play*.so")) or not any(core.glob("classic_play*.so")):
-        return None
-    env = {**os.environ, "PYTHONPATH": str(FAST)}
+def _child_figures(env: dict[str, str], rules: str, hands: int, core_hands: int, seed: int,
+                   search: int) -> dict[str, Any]:
+    """:func:`figures` in a child process with ``env`` (one process imports one build)."""
     out = subprocess.run(
         [sys.executable, "-m", "gunzi.perf", rules, str(hands), str(core_hands), str(seed),
          str(search)],
         check=True, capture_output=True, text=True, env=env).stdout
     data: dict[str, Any] = json.loads(out)
     return data
+
+
+def _builds(rules: str, hands: int, core_hands: int, seed: int, search: int
+            ) -> dict[str, dict[str, Any]]:
+    """Figures of each build this checkout has: ``pure`` (everything from source),
+    ``active`` (this process, when its core is compiled: ``build/core``, engine from
+    source, as the hall runs) and ``compiled`` (``make fast``: engine and core compiled)."""
+    args = (rules, hands, core_hands, seed, search)
+    builds: dict[str, dict[str, Any]] = {}
+    here = figures(preset(rules), hands, core_hands, seed, search)
+    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if active_core() == "pure":
+        builds["pure"] = here
+    else:
+        builds["active"] = here
+        builds["pure"] = _child_figures({**plain, "GUNZI_CORE": "pure"}, *args)
+    fast_built = (any((FAST / "gunzi" / "core").glob("gunzi_play*.so"))
+                  and any((FAST / "gunzi" / "core").glob("classic_play*.so")))
+    if fast_built and not here["engine_compiled"]:
+        builds["compiled"] = _child_figures({**plain, "PYTHONPATH": str(FAST)}, *args)
+    return builds
 
 
 def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[str, Any]:
@@ -249,14 +267,10 @@ def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[s
 
 def report(rules: Ruleset, hands: int, core_hands: int, seed: int,
            search: int = SEARCH_DECISIONS) -> dict[str, Any]:
-    """Pure and compiled figures between two yardstick runs, with their ratios to it."""
+    """Pure and compiled figures between two yardstick runs, with their ratios to it, and
+    which core this process runs (``active_core``)."""
     before = yardstick()
-    builds = {"pure" if active_core() == "pure" else "active":
-              figures(rules, hands, core_hands, seed, search)}
-    if active_core() == "pure":
-        fast = _compiled_figures(rules.name, hands, core_hands, seed, search)
-        if fast is not None:
-            builds["compiled"] = fast
+    builds = _builds(rules.name, hands, core_hands, seed, search)
     after = yardstick()
     out: dict[str, Any] = {"active_core": active_core(), "yardstick": [before, after]}
     if before and after:
@@ -336,6 +350,6 @@ def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 
     return out
 
 
-if __name__ == "__main__":  # the child process of _compiled_figures
+if __name__ == "__main__":  # the child process of _child_figures
     name, n, nc, s, k = sys.argv[1], *map(int, sys.argv[2:6])
     print(json.dumps(figures(preset(name), n, nc, s, k)))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
+from gunzi import core
 from gunzi.engine import records
 from gunzi.server.tables import CODE_ALPHABET
 
@@ -35,7 +37,11 @@ def test_rules_health_metrics_and_static(client: TestClient) -> None:
     assert valid["classic-3"]["draw_protection"] == ["none", "longer-tuples", "no-format"]
     assert valid["classic-3"]["throw_penalty"][:3] == ["ladder", "none", "points-5"]
     assert valid["classic-1"]["kitty_multiplier"] == ["doubling", "linear", "unit-size", "power"]
-    assert client.get("/healthz").json()["ok"] is True
+    health = client.get("/healthz").json()
+    assert health["ok"] is True
+    # Which build of the play core the hall's bots run: compiled once `make setup` built it.
+    built = core.compiled_build() is not None and os.environ.get("GUNZI_CORE") != "pure"
+    assert health["core"] == ("compiled" if built else "pure")
     text = client.get("/metrics").text
     assert "gunzi_actions_total" in text and "gunzi_websockets" in text
     assert "<html" in client.get("/").text.lower()

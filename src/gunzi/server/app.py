@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from gunzi import core
 from gunzi.server import auth, board_api, lobby, pages, replay_api, rules_page, ws
 from gunzi.server.auth import Accounts
 from gunzi.server.board_tables import BoardHall
@@ -191,6 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ok = await store.run(_ping) == 1
         return {"ok": ok, "tables": len(hall.tables),
                 "db": "sqlite" if settings.is_sqlite else "postgresql",
+                "core": core.active(),  # the bots' rollouts: compiled (build/core) or pure
                 **({} if cluster is None else {"node": cluster.node})}
 
     @app.get("/readyz")

@@ -30,6 +30,7 @@ from typing import Any
 import structlog
 from sqlalchemy import ColumnElement
 
+from gunzi import core
 from gunzi.engine.actions import CHANCE
 from gunzi.engine.errors import GunziError, IllegalActionError
 from gunzi.engine.rules import PRESETS, preset
@@ -563,7 +564,7 @@ class Hall(TableHall):
         await asyncio.to_thread(self.store.migrate)
         await self._restore()
         kind = "sqlite" if self.settings.is_sqlite else "postgresql"
-        log.info("hall_started", tables=len(self.tables), db=kind)
+        log.info("hall_started", tables=len(self.tables), db=kind, core=core.active())
 
     async def shutdown(self) -> None:
         await self._stop()
