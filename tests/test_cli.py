@@ -581,6 +581,8 @@ def test_bench_json() -> None:
     assert set(searched) == {"search", "rollouts"}
     assert all(searched[w][p] > 0 for w in searched for p in ("core", "rule"))
     assert pure["core_classic2_play_phases_per_cpu_second"] > 0
+    latency = pure["search_decision_cpu_ms"]
+    assert latency["decisions"] == 5 and 0 < latency["p50"] <= latency["p95"]
     if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
         assert 0 < pure["api_ratio"] < pure["core_ratio"]
         assert pure["search_rollout_ratio"]["rollouts"]["core"] > 0

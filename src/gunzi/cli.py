@@ -322,7 +322,8 @@ def bench(
         min=1, help="Random play phases (打滚子, then classic-2) for the play cores' figures")
     ] = 2000,
     search_decisions: Annotated[int, typer.Option(
-        min=0, help="Endgame 打滚子 decisions for the search-rollout figures (0: none)")
+        min=0, help="Endgame 打滚子 decisions for the search-rollout figures, five times as many "
+        "for its latency (0: none)")
     ] = perf.SEARCH_DECISIONS,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
