@@ -72,9 +72,10 @@ def rule_plays(build: str) -> dict[str, object]:
     return data
 
 
-# Every outcome (points, trick winners, failed throws, kitty multiplier) of a core batch.
+# Every outcome (points, trick winners, failed throws, kitty multiplier, deal and plays) of a
+# core batch.
 OUTCOMES = ("import sys; from gunzi.core.batch import simulate; from gunzi.engine.rules import "
-            "preset; print(repr(simulate(80, int(sys.argv[2]), records=True, "
+            "preset; print(repr(simulate(80, int(sys.argv[2]), records=True, log=True, "
             "rules=preset(sys.argv[1]))))")
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from gunzi import core
 from gunzi.cli import app
+from gunzi.core.batch import simulate as simulate_core
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.match import Match
@@ -586,6 +587,22 @@ def test_bench_json() -> None:
     if all(speed["yardstick"]):  # gcc present: every figure also as a ratio to the C loop
         assert 0 < pure["api_ratio"] < pure["core_ratio"]
         assert pure["search_rollout_ratio"]["rollouts"]["core"] > 0
+
+
+def test_simulate_workers_with_the_rule_policy_writes_core_records(tmp_path: Path) -> None:
+    out = run_json("simulate", "--workers", "2", "--policy", "rule", "--hands", "6", "--seed",
+                   "4", "--records", str(tmp_path), "--json")
+    assert out["policy"] == "rule" and out["hands"] == 6
+    lines = [json.loads(x) for x in Path(out["records"]).read_text("utf-8").splitlines()]
+    assert [x["hand"] for x in lines] == list(range(6))
+    assert [sum(x["points"]) for x in lines] == [
+        sum(o.points) for o in simulate_core(6, 4, policy="rule")]
+    assert all(sum(len(cards) for _, cards in x["plays"]) == 156 for x in lines)
+    random_out = run_json("simulate", "--workers", "1", "--hands", "6", "--seed", "4", "--json")
+    assert random_out["policy"] == "random"
+    for args in (("--rules", "classic-2", "--workers", "1"), ()):
+        refused = invoke("simulate", "--policy", "rule", "--hands", "2", *args)
+        assert refused.exit_code == 2 and "--policy" in flat(refused.output)
 
 
 def test_simulate_workers_plays_on_the_core_with_the_same_outcomes() -> None:

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from gunzi import perf, presets, rulebook
 from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
+from gunzi.core import batch
 from gunzi.engine import cards as C
 from gunzi.engine import records
 from gunzi.engine.errors import GunziError
@@ -196,15 +197,19 @@ def simulate(
     hands: Annotated[int, typer.Option(min=1, help="Hands (games for 步步为营) to play")] = 100,
     seed: Annotated[int, typer.Option(help="Seed; same seed, same games")] = 0,
     records_dir: Annotated[
-        Path | None, typer.Option("--records", help="Write one record per match here")
+        Path | None, typer.Option("--records", help="Write one record per match here (with "
+                                  "--workers: one file, a JSON line per hand)")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (and no progress bar)")
                        ] = False,
     option: OptionOpt = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Play random play phases (random deals) on the play core, in this many "
+        min=1, help="Play play phases (random deals) on the play core, in this many "
                     "processes (same seed, same outcomes for any count); -o sets classic "
-                    "trick options")] = None,
+                    "trick options; --records writes one JSON line per hand")] = None,
+    policy: Annotated[str, typer.Option(
+        help="With --workers: who plays, random or rule (the rule bot's card play; "
+             "打滚子 only)")] = "random",
 ) -> None:
     """Random legal players make every decision; print the figures.
 
@@ -214,10 +219,22 @@ def simulate(
     except GunziError as exc:
         _refuse(exc)
     if workers is not None:
-        if presets.is_board(rules) or (rules == "gunzi" and option) or records_dir is not None:
-            _refuse(GunziError("--workers plays random play phases on the play core: card "
-                               "presets only, without --records (-o: classic presets only)"))
-        out = perf.core_simulate(_rules(rules, option), hands, seed, workers)
+        if presets.is_board(rules) or (rules == "gunzi" and option):
+            _refuse(GunziError("--workers plays play phases on the play core: card presets "
+                               "only (-o: classic presets only)"))
+        if policy not in batch.POLICIES or (policy != "random" and rules != "gunzi"):
+            _refuse(GunziError(f"--policy {policy}: random, or rule with --rules gunzi"))
+        if records_dir is not None:
+            _check_records_dir(records_dir)
+        out, outcomes = perf.core_simulate(_rules(rules, option), hands, seed, workers,
+                                           policy, log=records_dir is not None)
+        if records_dir is not None:
+            path = records_dir / f"core-{rules}-{policy}-seed{seed}.jsonl"
+            path.write_text("".join(json.dumps(batch.record(o, i), ensure_ascii=False) + "\n"
+                                    for i, o in enumerate(outcomes)), encoding="utf-8")
+            out["records"] = str(path)
+    elif policy != "random":
+        _refuse(GunziError("--policy plays on the play core: give --workers too"))
     elif presets.is_board(rules):
         out = _simulate_board(rules, hands, seed, records_dir, as_json, option)
     else:

@@ -256,16 +256,21 @@ def _builds(rules: str, hands: int, core_hands: int, seed: int, search: int
     return builds
 
 
-def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[str, Any]:
-    """The figures `gunzi simulate --workers K` prints: random play phases on the core."""
+def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int,
+                  policy: str = "random", log: bool = False
+                  ) -> tuple[dict[str, Any], list[batch.Outcome]]:
+    """The figures `gunzi simulate --workers K` prints (play phases on the core, random
+    deals), and the outcomes (with their records when ``log``)."""
     t = time.perf_counter()
-    outcomes = batch.simulate(hands, seed, workers, rules=rules)
+    outcomes = batch.simulate(hands, seed, workers, rules=rules, policy=policy, log=log)
     seconds = time.perf_counter() - t
     n = len(outcomes) or 1
     out: dict[str, Any] = {
         "rules": rules.name,
-        "what": "random play phases on the play core (random deal, level, trump, leader)",
+        "what": f"play phases on the play core, {policy} players (random deal, level, "
+                "trump, leader)",
         "core": active_core(),
+        "policy": policy,
         "seed": seed,
         "workers": workers,
         "hands": len(outcomes),
@@ -280,7 +285,7 @@ def core_simulate(rules: Ruleset, hands: int, seed: int, workers: int) -> dict[s
         out["overrides"] = {k: v for k, v in rules.options().items() if base.get(k) != v}
         out["failed_throws"] = sum(o.failed_throws for o in outcomes)
         out["mean_kitty_multiplier"] = round(sum(o.kitty_multiplier for o in outcomes) / n, 3)
-    return out
+    return out, outcomes
 
 
 def report(rules: Ruleset, hands: int, core_hands: int, seed: int,

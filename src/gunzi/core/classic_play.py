@@ -515,6 +515,13 @@ def play_random(game: ClassicPlay, rng: random.Random) -> ClassicPlay:
 def random_deal(rng: random.Random, decks: int, hand_size: int, pol: Policy) -> ClassicPlay:
     """A random play phase: ``decks`` decks shuffled, ``hand_size`` cards a seat (the rest
     is the kitty, which nobody plays), a random level, trump suit or 无主, and leader."""
+    hands, order, leader = deal_random(rng, decks, hand_size)
+    return start(hands, order, leader, pol)
+
+
+def deal_random(rng: random.Random, decks: int, hand_size: int
+                ) -> tuple[list[list[int]], Order, int]:
+    """The hands (54 counts each), order and leader :func:`random_deal` plays."""
     deck = [c for c in range(NT) for _ in range(decks)]
     draw = rng.random
     for i in range(len(deck) - 1, 0, -1):  # Fisher-Yates on random(), as gunzi_play
@@ -524,4 +531,4 @@ def random_deal(rng: random.Random, decks: int, hand_size: int, pol: Policy) -> 
     for i in range(4 * hand_size):
         hands[i % 4][deck[i]] += 1
     order = order_for(rng.randrange(13), rng.randrange(5) - 1, False)
-    return start(hands, order, rng.randrange(4), pol)
+    return hands, order, rng.randrange(4)

@@ -184,6 +184,13 @@ def play_random(game: GunziPlay, rng: random.Random) -> GunziPlay:
 def random_deal(rng: random.Random, permanent_twos: bool = False) -> GunziPlay:
     """A random play phase as the C yardstick plays it: three decks shuffled, 39 cards a
     seat (six to a kitty nobody plays), a random level, trump suit and leader, 死棒."""
+    hands, order, leader = deal_random(rng, permanent_twos)
+    return start(hands, order, leader, False)
+
+
+def deal_random(rng: random.Random, permanent_twos: bool = False
+                ) -> tuple[list[list[int]], Order, int]:
+    """The hands (54 counts each), order and leader :func:`random_deal` plays."""
     deck = [c for c in range(NT) for _ in range(3)]
     draw = rng.random
     for i in range(len(deck) - 1, 0, -1):  # Fisher-Yates on random(): shuffle() is slower
@@ -193,4 +200,4 @@ def random_deal(rng: random.Random, permanent_twos: bool = False) -> GunziPlay:
     for i in range(156):
         hands[i % 4][deck[i]] += 1
     order = order_for(rng.randrange(13), rng.randrange(4), permanent_twos)
-    return start(hands, order, rng.randrange(4), False)
+    return hands, order, rng.randrange(4)
