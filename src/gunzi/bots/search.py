@@ -97,7 +97,7 @@ class SearchBot(Bot):
     def __init__(
         self,
         *,
-        rollouts: int = 400,
+        rollouts: int = 150,
         time_limit: float | None = 0.8,
         max_candidates: int = 6,
         policy: str = "auto",
@@ -119,9 +119,12 @@ class SearchBot(Bot):
         ``core`` (the rule bot's card play on the play core, to the end of the hand),
         ``rule`` (the rule bot for ``rule_tricks`` tricks, then the kernel, to the end of
         the hand once the seat holds at most ``endgame`` cards), ``kernel``, or ``auto``
-        (core when the rule bot is available, else kernel). The default 400 rollouts
-        take 0.11 s of CPU at the median, 0.27 s at p95, on the compiled core (150
-        ``rule`` rollouts: 0.41 s and 0.96 s; docs/performance.md). Plays are searched
+        (core when the rule bot is available, else kernel). The default 150 ``core``
+        rollouts make exactly the decisions of 150 ``rule`` rollouts (the search of
+        before issue 13) at a tenth of the CPU: 24 ms at the median, 49 ms at p95 on the
+        compiled core, against 0.41 s and 0.96 s. More rollouts did not play better: 400
+        against the old search scored -0.018 net levels per hand, CI95 [-0.064, +0.028],
+        over 308 deal pairs (docs/performance.md). Plays are searched
         only once the seat holds at most ``search_cards`` cards (default: 12 with core or
         rule rollouts, where the gain is in the endgame and the kitty capture; every play
         with kernel rollouts); earlier plays are the rule bot's. With a rule bot, its play
