@@ -66,6 +66,19 @@ def test_a_fixed_rollout_budget_gives_the_same_decision() -> None:
         assert runs[0] == runs[1] == runs[2]
 
 
+def test_the_default_search_decides_as_the_search_before_the_core() -> None:
+    """The default (150 core rollouts) and the search before issue 13 (150 rule-bot
+    rollouts) make the same play with the same figures at every decision, unclocked: the
+    fast search is at least as strong by construction (docs/performance.md)."""
+    default = SearchBot(time_limit=None)
+    assert (default.policy, default.rollouts) == ("core", 150)
+    old = SearchBot(policy="rule", rollouts=150, time_limit=None)
+    for follow in ("dead", "live"):
+        for i, d in enumerate(_endgame_decisions(21, 4, follow)):
+            assert default.choose(d, random.Random(i)) == old.choose(d, random.Random(i))
+            assert default.stats["values"] == old.stats["values"]
+
+
 def test_the_rule_policy_still_selects_the_old_rollouts() -> None:
     bot = SearchBot(policy="rule", rollouts=30, time_limit=None)
     d = _endgame_decisions(5, 1)[0]
