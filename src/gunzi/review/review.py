@@ -59,7 +59,7 @@ def review(text: str, hand: int, seat: int, *, budget: Budget | None = None, see
     tl = build(lines)
     info = hand_of(tl, hand)
     words = wording.Words(lang)
-    bot = SearchBot(rollouts=budget.rollouts, time_limit=None, policy="rule")
+    bot = SearchBot(rollouts=budget.rollouts, time_limit=None, policy="core")
     decisions: list[dict[str, Any]] = []
     for match, action, ev in walk(lines):
         if match.hand_no != hand or action is None or action.seat != seat:
