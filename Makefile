@@ -59,8 +59,8 @@ fast: $(STAMP)
 $(YARDSTICK): scripts/yardstick.c
 	mkdir -p build && gcc -O2 -o $@ $<
 
-# Figures for the pure-Python engine and the compiled one (see docs/performance.md).
-bench: fast $(YARDSTICK)
+# Figures for every build: pure, build/core (the default) and build/fast, each against
+# the C yardstick (docs/performance.md); gunzi bench runs the other builds in children.
+bench: setup fast $(YARDSTICK)
 	$(PY) scripts/check_compiled.py
 	$(VENV)/bin/gunzi bench --json
-	PYTHONPATH=$(FAST) $(PY) -m gunzi.cli bench --json
