@@ -12,8 +12,12 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from gunzi.bots import card_obs
+from gunzi.bots.learned import DMC_WEIGHTS, LearnedBot
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Kind
+from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
 from gunzi.engine.view import knows_kitty, seat_position
 from gunzi.env import card_actions as CA
@@ -184,6 +188,18 @@ def test_gymnasium_single_seat_plays_whole_hands_against_bots() -> None:
         with pytest.raises(RuntimeError):
             single.step(0)
     assert runs[0] == runs[2]  # the same seed plays the same episode
+
+
+def test_single_seat_bots_are_specs_with_parameters_as_in_the_arena() -> None:
+    single = SingleSeatEnv("gunzi", seat=1, bots=(
+        "search:rollouts=5:time_limit=none", f"learned:weights={DMC_WEIGHTS}", "rule"))
+    search, learned, rule = (single.bots[s] for s in (0, 2, 3))
+    assert isinstance(search, SearchBot) and search.rollouts == 5
+    assert search.time_limit is None
+    assert isinstance(learned, LearnedBot) and learned.policy is LearnedBot(DMC_WEIGHTS).policy
+    assert isinstance(rule, RuleBot)
+    with pytest.raises(GunziError, match="key=value"):
+        SingleSeatEnv("gunzi", bots=("rule", "search:rollouts=5:fast", "rule"))
 
 
 def test_an_illegal_id_is_refused_with_the_seat_and_changes_nothing() -> None:

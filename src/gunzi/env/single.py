@@ -13,12 +13,14 @@ import gymnasium as gym
 import numpy as np
 
 from gunzi.bots.base import observe
-from gunzi.bots.registry import make_bot
+from gunzi.bots.registry import make_spec
 from gunzi.env.cards import CardEnv
 
 
 class SingleSeatEnv(gym.Env[dict[str, np.ndarray], int]):
-    """``seat`` learns; ``bots`` (registered names, one per other seat in seat order) play."""
+    """``seat`` learns; ``bots`` (one bot spec per other seat, in seat order: a registered
+    name with parameters if any, ``search:rollouts=5``, ``learned:weights=g.npz``, as the
+    arena reads them) play."""
 
     def __init__(self, preset: str = "gunzi", seat: int = 0,
                  bots: Sequence[str] = ("rule", "rule", "rule"), **options: Any) -> None:
@@ -30,7 +32,7 @@ class SingleSeatEnv(gym.Env[dict[str, np.ndarray], int]):
         self.seat = seat
         self.cards = CardEnv(preset, **options)
         others = [s for s in range(4) if s != seat]
-        self.bots = {s: make_bot(name) for s, name in zip(others, bots, strict=True)}
+        self.bots = {s: make_spec(name) for s, name in zip(others, bots, strict=True)}
         self.observation_space = self.cards.observation_space("player_0")
         self.action_space = self.cards.action_space("player_0")
         self._bot_rng = random.Random()
