@@ -82,6 +82,14 @@ def test_weights_of_another_layout_are_refused(tmp_path: Path, weights: Path, ke
         load(path)
 
 
+def test_policy_reads_the_shipped_token_net_and_says_what_an_advantage_net_is() -> None:
+    """``Policy()`` is the shipped token net; given the advantage net (the shipped learned
+    bot's), it says what that file is and what to load it with, not a version mismatch."""
+    assert Policy().hidden == Policy(DMC_WEIGHTS).hidden == 256
+    with pytest.raises(ValueError, match=r"advantage net .*learned\.policy\(path\)"):
+        Policy(WEIGHTS)
+
+
 class Counting(Bot):
     """The learned bot, counting the kinds of decision it answered."""
 

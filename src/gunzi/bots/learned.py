@@ -71,11 +71,22 @@ def save(path: Path, arrays: Mapping[str, np.ndarray], *, half: bool = False,
 
 
 class Policy:
-    """An exported Q(s, a) net evaluated with numpy (float32)."""
+    """An exported Q(s, a) token net (``gunzi train`` / ``gunzi export-policy``) evaluated
+    with numpy (float32); by default the shipped one, :data:`DMC_WEIGHTS`. The shipped
+    ``learned`` bot's net is an advantage net: :func:`policy` loads either kind."""
 
-    def __init__(self, path: Path | str = WEIGHTS) -> None:
+    def __init__(self, path: Path | str = DMC_WEIGHTS) -> None:
         with np.load(Path(path)) as data:
             meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+            if meta.get("kind") == ADVANTAGE:
+                raise ValueError(f"{path} is an advantage net (gunzi train-advantage), not a "
+                                 "token net: load it with gunzi.bots.learned.policy(path) "
+                                 "or AdvantagePolicy(path); Policy reads the token nets of "
+                                 "gunzi export-policy, such as learned.DMC_WEIGHTS")
+            missing = [name for name in ARRAYS if name not in data.files]
+            if missing:
+                raise ValueError(f"{path} is not a token net of gunzi export-policy "
+                                 f"(no {', '.join(missing)})")
             w = {name: data[name] for name in ARRAYS}
         versions = (meta.get("obs_version"), meta.get("action_space_version"))
         if versions != (card_obs.OBS_VERSION, T.ACTION_SPACE_VERSION):
