@@ -154,6 +154,15 @@ def single_thread_blas() -> None:
     threadpool_limits(1, user_api="blas")
 
 
+def blas_threads() -> int | None:
+    """The threads numpy's BLAS runs on now in this process (the most of its BLAS
+    libraries, by threadpoolctl), or None when threadpoolctl finds no BLAS."""
+    from threadpoolctl import threadpool_info
+
+    counts = [int(p["num_threads"]) for p in threadpool_info() if p.get("user_api") == "blas"]
+    return max(counts) if counts else None
+
+
 def policy(path: Path | str = WEIGHTS) -> Policy | AdvantagePolicy:
     """The net of ``path`` (a token net of ``gunzi train``, or an advantage net of
     ``gunzi train-advantage``), loaded once per process (tables share it)."""
