@@ -355,7 +355,8 @@ def _evaluate(evaluate: Evaluate, net: QNet, out: Path, done: int, seconds: floa
     folder = out / EVALS
     folder.mkdir(exist_ok=True)
     weights = folder / f"hands-{done:09d}.npz"
-    learned.save(weights, arrays_of(net), hands=done, preset=config.preset)
+    learned.save(weights, arrays_of(net), hands=done, preset=config.preset,
+                 options=config.options)
     result = evaluate(weights)
     with (out / EVAL_LOG).open("a", encoding="utf-8") as log:
         log.write(json.dumps({"hand": done, "seconds": seconds, "weights": str(weights),
@@ -370,7 +371,8 @@ def export(checkpoint: Path, out: Path, *, half: bool = False) -> dict[str, Any]
 
     net, data = load(checkpoint)
     arrays = {k: v.detach().numpy() for k, v in net.state_dict().items()}
-    meta = {"hands": data["hands_done"], "preset": data["config"]["preset"]}
+    meta = {"hands": data["hands_done"], "preset": data["config"]["preset"],
+            "options": data["config"].get("options", {})}
     learned.save(out, arrays, half=half, **meta)
     return {"file": str(out), "bytes": out.stat().st_size, "hidden": net.state.out_features,
             "dtype": "float16" if half else "float32", **meta}
