@@ -85,6 +85,7 @@ def test_resume_keeps_the_runs_settings_and_refuses_others(tmp_path: Path) -> No
     assert dmc.load(run / dmc.CHECKPOINT)[1]["config"]["checkpoint_every"] == 7
     for args, flag in ((["--lr", "1e-3"], "--lr"), (["--rules", "classic-1"], "--rules"),
                        (["-o", "follow=dead"], "--option"), (["--hidden", "256"], "--hidden"),
+                       (["-o", "tribute_rule=two"], "--option"),
                        (["--first-hands"], "--first-hands")):
         refused = _train(run, "--hands", "6", "--resume", *args)
         assert refused.exit_code == 2, (args, refused.output)

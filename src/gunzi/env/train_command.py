@@ -100,7 +100,8 @@ def train(
     """Train an action-conditioned value net by self-play (DouZero-style Deep Monte-Carlo)."""
     dmc = _dmc("train")
     changes = CATALOG.parse_overrides(option or [])
-    preset(rules, **changes)  # refuse a bad preset or option before any work
+    if not resume:  # a resumed run's rules are its own (given ones are compared below)
+        preset(rules, **changes)  # refuse a bad preset or option before any work
     if imitate is not None and imitate not in names():
         typer.echo(f"gunzi train: no bot {imitate!r} to imitate; bots: {', '.join(names())}",
                    err=True)
