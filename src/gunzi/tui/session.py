@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gunzi.bots.base import Bot, RandomBot, observe
-from gunzi.bots.registry import make_spec
+from gunzi.bots.registry import make_bot, parse_spec
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine import records
@@ -61,10 +61,11 @@ def hand_seed(match_seed: int, hand: int) -> int:
 
 def load_bot(name: str) -> tuple[Bot, str, str | None]:
     """(bot, name used, note) for a bot spec (``rule``, ``learned:weights=g.npz``,
-    ``search:rollouts=50``: :func:`gunzi.bots.registry.make_spec`) — "rule" falls back to
+    ``search:rollouts=50``: :func:`gunzi.bots.registry.parse_spec`) — "rule" falls back to
     "random" when it cannot be loaded."""
+    bot, params = parse_spec(name)  # a malformed spec is a GunziError
     try:
-        return make_spec(name), name, None
+        return make_bot(bot, **dict(params)), name, None
     except GunziError:
         raise
     except Exception as exc:
