@@ -376,8 +376,12 @@ def bench_learned(
     """The learned bot's decisions per CPU-second, one at a time and in batches (1, 8, 32,
     128 decisions scored together, as the hall batches the bot moves of many tables), with
     each batch size's ratio to one at a time, measured in the same run (docs/bots.md).
-    OPENBLAS_NUM_THREADS=1 measures what the hall runs (it sets one BLAS thread)."""
+    Loading the net keeps numpy's BLAS on one thread, as in the hall; blas_threads is the
+    count in effect while measuring (threadpoolctl)."""
+    from gunzi.bots.learned import blas_threads
+
     out = perf.learned_batch(_rules(rules, None), hands, seed=seed, weights=weights)
+    out["blas_threads"] = blas_threads()  # what ran, not OPENBLAS_NUM_THREADS's setting
     if as_json:
         _emit_json(out)
         return

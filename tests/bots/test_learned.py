@@ -82,6 +82,43 @@ def test_weights_of_another_layout_are_refused(tmp_path: Path, weights: Path, ke
         load(path)
 
 
+def test_exported_nets_record_their_rule_options_and_cover_only_those(tmp_path: Path
+                                                                     ) -> None:
+    """export-policy and the evaluations' exports record the options a net was trained
+    with; ``covers`` compares the preset and its options, not only the game's name."""
+    pytest.importorskip("torch")
+    from gunzi.env import dmc
+
+    config = dmc.TrainConfig(preset="gunzi", options={"follow": "live"}, hands=1,
+                             batch=10**6, hidden=16)
+    dmc.train(config, tmp_path)  # no update: a fresh net is enough
+    out = tmp_path / "live.npz"
+    result = CliRunner().invoke(_app(), ["export-policy", str(tmp_path / dmc.CHECKPOINT),
+                                         str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["options"] == {"follow": "live"}
+    with np.load(out) as data:
+        assert json.loads(str(data["meta.options"])) == {"follow": "live"}
+    bot = LearnedBot(out)
+    assert bot.trained_options == {"follow": "live"}
+    assert bot.covers(preset("gunzi", follow="live"))
+    assert not bot.covers(preset("gunzi")) and not bot.covers(preset("classic-1"))
+    # The shipped files carry no options: trained on the default 打滚子.
+    for weights in (WEIGHTS, DMC_WEIGHTS):
+        shipped = LearnedBot(weights)
+        assert shipped.trained_options == {} and shipped.covers(preset("gunzi"))
+        assert not shipped.covers(preset("gunzi", follow="live"))
+        assert not shipped.covers(preset("classic-2"))
+
+
+def test_policy_reads_the_shipped_token_net_and_says_what_an_advantage_net_is() -> None:
+    """``Policy()`` is the shipped token net; given the advantage net (the shipped learned
+    bot's), it says what that file is and what to load it with, not a version mismatch."""
+    assert Policy().hidden == Policy(DMC_WEIGHTS).hidden == 256
+    with pytest.raises(ValueError, match=r"advantage net .*learned\.policy\(path\)"):
+        Policy(WEIGHTS)
+
+
 class Counting(Bot):
     """The learned bot, counting the kinds of decision it answered."""
 

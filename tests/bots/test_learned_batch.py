@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gunzi.bots import card_obs
 from gunzi.bots import card_tokens as T
 from gunzi.bots.base import Decision, observe
-from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot
+from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot, blas_threads
 from gunzi.cli import app
 from gunzi.engine.actions import Kind
 from gunzi.engine.match import Match
@@ -77,6 +77,9 @@ def test_the_benchmark_command_reports_every_batch_size() -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["decisions"] > 20 and out["hidden"] > 0 and out["single_per_cpu_second"] > 0
+    # The net's loading keeps BLAS on one thread whatever OPENBLAS_NUM_THREADS says: the
+    # figure says what ran.
+    assert out["blas_threads"] == blas_threads() == 1
     assert set(out["batched"]) == {"8", "32", "128"}
     for row in out["batched"].values():
         assert row["same"] is True and row["per_cpu_second"] > 0

@@ -9,7 +9,7 @@ import pytest
 
 from gunzi.arena.runner import parse_bot
 from gunzi.bots.base import Bot, Decision, RandomBot, observe, play
-from gunzi.bots.learned import LearnedBot
+from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot
 from gunzi.bots.rule import RuleBot
 from gunzi.bots.search import SearchBot
 from gunzi.engine.match import Match, Phase
@@ -71,10 +71,28 @@ def test_a_whole_hand_with_the_prior() -> None:
 def test_bad_prior_options_are_refused() -> None:
     with pytest.raises(ValueError, match="prior must be"):
         SearchBot(prior="oracle")
-    with pytest.raises(ValueError, match="top needs a prior"):
+    with pytest.raises(ValueError, match="need a prior"):
         SearchBot(top=3)
+    with pytest.raises(ValueError, match="need a prior"):
+        SearchBot(prior_weights=str(DMC_WEIGHTS))
     with pytest.raises(ValueError, match="at least 1"):
         SearchBot(prior="learned", top=0)
     spec = parse_bot("search:prior=learned:top=2:rollouts=10:time_limit=none", "A")
     bot = spec.make(1.0)
     assert isinstance(bot, SearchBot) and bot.top == 2 and bot.prior is not None
+
+
+def test_the_prior_may_be_another_net() -> None:
+    """``prior_weights`` points the prior at another exported net (here the DMC token net
+    instead of the shipped advantage net); without it the shipped net is the prior."""
+    spec = parse_bot(f"search:prior=learned:prior_weights={DMC_WEIGHTS}:rollouts=10", "A")
+    bot = spec.make(1.0)
+    assert isinstance(bot, SearchBot) and bot.prior is not None
+    assert bot.prior.policy is LearnedBot(DMC_WEIGHTS).policy
+    assert SearchBot(prior="learned").prior.policy is LearnedBot(WEIGHTS).policy
+    assert bot.prior.policy is not LearnedBot(WEIGHTS).policy
+    d = _decisions(3, 1)[0]
+    assert d.actions is not None
+    values = LearnedBot(DMC_WEIGHTS).action_values(d, d.actions)
+    best = max(range(len(d.actions)), key=lambda i: (float(values[i]), -i))
+    assert d.actions[best] in bot.prior_candidates(d, random.Random(1))

@@ -154,6 +154,14 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return weights
 
 
+def test_the_net_records_the_rules_it_was_trained_on(trained: Path) -> None:
+    with np.load(trained) as data:  # recorded, not only defaulted
+        assert json.loads(str(data["meta.options"])) == {}
+    bot = LearnedBot(trained)
+    assert (bot.trained_on, bot.trained_options) == ("gunzi", {})
+    assert bot.covers(preset("gunzi")) and not bot.covers(preset("gunzi", follow="live"))
+
+
 def test_numpy_evaluates_the_net_as_torch_does(trained: Path) -> None:
     torch = pytest.importorskip("torch")
     from gunzi.bots.advantage_net import AdvantagePolicy

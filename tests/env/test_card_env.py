@@ -4,16 +4,22 @@ engine's legal actions at every step, and no hidden card in any observation."""
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from gunzi.bots import card_obs
+from gunzi.bots.learned import DMC_WEIGHTS, LearnedBot
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Kind
+from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
 from gunzi.engine.view import knows_kitty, seat_position
 from gunzi.env import card_actions as CA
@@ -184,6 +190,71 @@ def test_gymnasium_single_seat_plays_whole_hands_against_bots() -> None:
         with pytest.raises(RuntimeError):
             single.step(0)
     assert runs[0] == runs[2]  # the same seed plays the same episode
+
+
+def test_single_seat_bots_are_specs_with_parameters_as_in_the_arena() -> None:
+    single = SingleSeatEnv("gunzi", seat=1, bots=(
+        "search:rollouts=5:time_limit=none", f"learned:weights={DMC_WEIGHTS}", "rule"))
+    search, learned, rule = (single.bots[s] for s in (0, 2, 3))
+    assert isinstance(search, SearchBot) and search.rollouts == 5
+    assert search.time_limit is None
+    assert isinstance(learned, LearnedBot) and learned.policy is LearnedBot(DMC_WEIGHTS).policy
+    assert isinstance(rule, RuleBot)
+    with pytest.raises(GunziError, match="key=value"):
+        SingleSeatEnv("gunzi", bots=("rule", "search:rollouts=5:fast", "rule"))
+
+
+@pytest.mark.parametrize(("preset", "seat"), [("gunzi", 0), ("classic-1", 3)])
+def test_single_seat_passes_gymnasiums_env_checker(preset: str, seat: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # only "no spec to test render modes with"
+        check_env(SingleSeatEnv(preset, seat=seat))
+
+
+def test_single_seat_forbidden_id_forfeits_or_raises() -> None:
+    single = SingleSeatEnv("gunzi", hands=2)
+    obs, _ = single.reset(seed=4)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    events = len(single.cards.match.events)
+    obs, reward, done, truncated, info = single.step(bad)
+    assert (reward, done, truncated, info) == (-128.0, True, False, {"illegal": True})
+    assert len(single.cards.match.events) == events  # nothing was played
+    with pytest.raises(RuntimeError, match="reset"):
+        single.step(bad)
+    strict = SingleSeatEnv("gunzi", illegal="raise")
+    strict.reset(seed=4)
+    with pytest.raises(ValueError, match=f"may not take action {bad}"):
+        strict.step(bad)
+    with pytest.raises(ValueError, match="illegal must be"):
+        SingleSeatEnv("gunzi", illegal="ignore")
+
+
+class _Counting(RuleBot):
+    """The rule bot, counting the hands it is told of and the hands it plays in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told = 0
+
+    def new_hand(self) -> None:
+        super().new_hand()
+        self.told += 1
+
+
+def test_single_seat_bots_are_told_of_every_new_hand() -> None:
+    single = SingleSeatEnv("classic-1", seat=0, hands=3)
+    single.bots = {s: _Counting() for s in (1, 2, 3)}
+    obs, _ = single.reset(seed=2)
+    rng = np.random.default_rng(2)
+    told = []
+    done = False
+    while not done:
+        hand = len(single.cards.match.results)
+        told.append((hand, [b.told for b in single.bots.values()]))
+        obs, _, done, _, _ = single.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(single.cards.match.results) == 3
+    for hand, counts in told:  # while hand h (0-based) is played, the bots were told h + 1
+        assert counts == [hand + 1] * 3, (hand, counts)
 
 
 def test_an_illegal_id_is_refused_with_the_seat_and_changes_nothing() -> None:

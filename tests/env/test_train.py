@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,3 +57,69 @@ def test_gunzi_train_command(tmp_path: Path) -> None:
     again = CliRunner().invoke(app, ["train", "--out", str(tmp_path / "none"), "--resume",
                                      "--hands", "5"])
     assert again.exit_code == 2 and "nothing to resume" in again.output
+
+
+def _train(out: Path, *args: str) -> Any:
+    return CliRunner().invoke(app, ["train", "--out", str(out), "--actors", "1", "--json",
+                                    *args])
+
+
+def test_resume_keeps_the_runs_settings_and_refuses_others(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = _train(run, "--rules", "gunzi", "-o", "follow=live", "--hands", "2", "--seed",
+                   "5", "--lr", "5e-4", "--hidden", "16", "--batch", "64")
+    assert first.exit_code == 0, first.output
+    # Only the new total on the command line: every other setting is the checkpoint's.
+    again = _train(run, "--hands", "4", "--resume")
+    assert again.exit_code == 0, again.output
+    _, data = dmc.load(run / dmc.CHECKPOINT)
+    config = data["config"]
+    assert data["hands_done"] == 4
+    assert (config["preset"], config["options"], config["seed"], config["lr"],
+            config["hidden"], config["batch"]) == ("gunzi", {"follow": "live"}, 5, 5e-4, 16,
+                                                   64)
+    # The run's own values may be repeated; the cadence may change; the rest may not.
+    same = _train(run, "--hands", "4", "--resume", "--rules", "gunzi", "--seed", "5",
+                  "--checkpoint-every", "7")
+    assert same.exit_code == 0, same.output
+    assert dmc.load(run / dmc.CHECKPOINT)[1]["config"]["checkpoint_every"] == 7
+    for args, flag in ((["--lr", "1e-3"], "--lr"), (["--rules", "classic-1"], "--rules"),
+                       (["-o", "follow=dead"], "--option"), (["--hidden", "256"], "--hidden"),
+                       (["-o", "tribute_rule=two"], "--option"),
+                       (["--first-hands"], "--first-hands")):
+        refused = _train(run, "--hands", "6", "--resume", *args)
+        assert refused.exit_code == 2, (args, refused.output)
+        line = refused.output.strip()
+        assert "\n" not in line and flag in line and "resumed run keeps" in line, line
+    assert dmc.load(run / dmc.CHECKPOINT)[1]["hands_done"] == 4  # nothing was trained
+    # The library refuses the same.
+    with pytest.raises(ValueError, match="lr"):
+        dmc.train(dmc.TrainConfig(preset="gunzi", options={"follow": "live"}, hands=6,
+                                  seed=5, hidden=16, batch=64), run, resume=True)
+
+
+def test_a_new_run_refuses_a_folder_holding_one_unless_overwrite(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    common = ["--rules", "classic-1", "--hidden", "16", "--batch", "64"]
+    assert _train(run, *common, "--hands", "2").exit_code == 0
+    (run / dmc.EVALS).mkdir()
+    (run / dmc.EVALS / "hands-000000002.npz").write_bytes(b"")
+    (run / dmc.EVAL_LOG).write_text('{"hand": 2}\n')
+    loss = (run / dmc.LOSS_LOG).read_text()
+    refused = _train(run, *common, "--hands", "2")
+    assert refused.exit_code == 2 and "--resume" in refused.output
+    assert "--overwrite" in refused.output
+    assert (run / dmc.LOSS_LOG).read_text() == loss and (run / dmc.EVAL_LOG).exists()
+    both = _train(run, *common, "--hands", "2", "--resume", "--overwrite")
+    assert both.exit_code == 2 and "one of them" in both.output
+    fresh = _train(run, *common, "--hands", "1", "--overwrite", "--seed", "4")
+    assert fresh.exit_code == 0, fresh.output
+    assert not (run / dmc.EVAL_LOG).exists() and not (run / dmc.EVALS).exists()
+    assert dmc.load(run / dmc.CHECKPOINT)[1]["config"]["seed"] == 4
+    # An empty folder, or one holding other files only, is a new run's.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert _train(other, *common, "--hands", "1").exit_code == 0
+    with pytest.raises(FileExistsError, match="--resume"):
+        dmc.train(dmc.TrainConfig(hands=1, hidden=16), other)

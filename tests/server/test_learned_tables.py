@@ -32,6 +32,15 @@ def test_rules_offer_the_learned_bot_and_say_where_it_was_trained(client: TestCl
     assert untrained["classic-2"] == {"learned": "gunzi"}
 
 
+def test_tables_whose_rule_options_the_net_was_not_trained_on_say_so() -> None:
+    """The shipped net was trained on default 打滚子: a 活棒 打滚子 table is not its game."""
+    from gunzi.server.table_games import untrained_bots
+
+    assert untrained_bots(preset("gunzi")) == {}
+    assert untrained_bots(preset("gunzi", follow="live")) == {"learned": "gunzi"}
+    assert untrained_bots(preset("classic-1")) == {"learned": "gunzi"}
+
+
 @pytest.mark.parametrize(("preset_name", "untrained"), [
     ("gunzi", {}), ("classic-1", {"learned": "gunzi"})])
 def test_a_table_of_learned_bots_plays_a_whole_hand(client: TestClient, preset_name: str,

@@ -9,7 +9,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from gunzi.bots.learned import LearnedBot
+from gunzi.bots.learned import DMC_WEIGHTS, LearnedBot
+from gunzi.bots.rule import RuleBot
+from gunzi.bots.search import SearchBot
+from gunzi.engine.errors import GunziError
 from gunzi.engine.rules import preset
 from gunzi.tui import command
 from gunzi.tui.app import GunziApp
@@ -36,6 +39,22 @@ def test_play_lists_and_builds_the_learned_bot(tmp_path: Path) -> None:
     classic = command.build_session(rules="classic-1", bots="learned",
                                     record=tmp_path / "c.jsonl")
     assert classic.untrained == {"learned": "gunzi"}
+
+
+def test_play_takes_bot_specs_with_parameters_as_the_arena(tmp_path: Path) -> None:
+    """``gunzi play --bots learned:weights=g.npz,rule,learned``: the arena's specs."""
+    spec = f"learned:weights={DMC_WEIGHTS}"
+    session = command.build_session(rules="gunzi", bots=f"{spec},rule,search:rollouts=5",
+                                    record=tmp_path / "g.jsonl")
+    learned, rule, search = session.bots[1:]
+    assert isinstance(learned, LearnedBot) and learned.policy is LearnedBot(DMC_WEIGHTS).policy
+    assert isinstance(rule, RuleBot) and not isinstance(rule, LearnedBot)
+    assert isinstance(search, SearchBot) and search.rollouts == 5
+    assert session.bot_names == [spec, "rule", "search:rollouts=5"]
+    with pytest.raises(GunziError, match="key=value"):
+        command.build_session(bots="search:rollouts=5:fast", record=tmp_path / "x.jsonl")
+    with pytest.raises(GunziError, match="unexpected keyword"):
+        command.build_session(bots="rule:depth=3", record=tmp_path / "y.jsonl")
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -35,7 +35,7 @@ from gunzi.arena.external import (
 )
 from gunzi.arena.stats import CONTINUE, Sprt
 from gunzi.bots.base import Bot, Decision, RandomBot, observe
-from gunzi.bots.registry import BOTS, make_bot
+from gunzi.bots.registry import BOTS, make_bot, make_with, parse_spec
 from gunzi.engine.actions import Action
 from gunzi.engine.errors import GunziError
 from gunzi.engine.match import Match
@@ -50,20 +50,6 @@ def _rng(key: str) -> random.Random:
 
 
 # ---------------------------------------------------------------- bot specs
-def _param(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":  # e.g. search:time_limit=none (no clock: reproducible)
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 @dataclass(frozen=True)
 class BotSpec:
     """One contestant: a registered bot (``name[:key=value...]``) or ``cmd:COMMAND``."""
@@ -77,12 +63,7 @@ class BotSpec:
     def make(self, time_limit: float) -> Bot:
         if self.command is not None:
             return ExternalBot(self.command, time_limit)
-        try:
-            return make_bot(self.name, **dict(self.params))
-        except TypeError as exc:
-            raise GunziError(f"bot {self.text!r}: {exc}") from None
-        except ImportError as exc:
-            raise GunziError(f"bot {self.text!r} cannot be loaded: {exc}") from None
+        return make_with(self.name, self.params, self.text)
 
 
 def parse_bot(text: str, label: str) -> BotSpec:
@@ -92,20 +73,8 @@ def parse_bot(text: str, label: str) -> BotSpec:
         if not command:
             raise GunziError("'cmd:' needs a command, e.g. cmd:python mybot.py")
         return BotSpec(label, text, "cmd", (), command)
-    name, *rest = text.split(":")
-    params = []
-    for i, item in enumerate(rest):
-        if i == 0 and item and "=" not in item:
-            # A bare first word names the bot's algorithm: openspiel:ismcts.
-            params.append(("algorithm", item))
-            continue
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise GunziError(f"bot parameter {item!r} in {text!r} must look like key=value")
-        params.append((key, _param(value)))
-    if not name:
-        raise GunziError("empty bot name")
-    return BotSpec(label, text, name, tuple(params))
+    name, params = parse_spec(text)
+    return BotSpec(label, text, name, params)
 
 
 def parse_bots(text: str) -> tuple[BotSpec, BotSpec]:

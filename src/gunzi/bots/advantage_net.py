@@ -16,6 +16,7 @@ exceeds it (chosen on held-out hands by the trainer).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,13 @@ ARRAYS = ("state.weight", "state.bias", "action.weight", "body.1.weight", "body.
 
 
 def save(path: Path | str, arrays: Mapping[str, np.ndarray], **meta: Any) -> None:
-    """Write the net's :data:`ARRAYS` (float32) and its metadata to ``path`` (.npz)."""
+    """Write the net's :data:`ARRAYS` (float32) and its metadata to ``path`` (.npz);
+    ``options`` (the rule options trained on, a dict) is stored as JSON."""
     out: dict[str, Any] = {n: np.asarray(arrays[n], dtype=np.float32) for n in ARRAYS}
     info = {"kind": KIND, "obs_version": card_obs.OBS_VERSION,
             "features_version": play_features.FEATURES_VERSION, **meta}
+    if isinstance(info.get("options"), dict):
+        info["options"] = json.dumps(info["options"], sort_keys=True)
     out.update({f"meta.{k}": np.asarray(v) for k, v in info.items()})
     with Path(path).open("wb") as f:
         np.savez_compressed(f, **out)

@@ -26,6 +26,7 @@ docs/bots.md says how the shipped nets were trained and how strong they are.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
@@ -42,8 +43,9 @@ from gunzi.bots.rule import RuleBot
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine.actions import Action, Kind
+from gunzi.engine.errors import GunziError
 from gunzi.engine.order import order_for
-from gunzi.engine.rules import Ruleset
+from gunzi.engine.rules import Ruleset, preset
 from gunzi.engine.variant import variant_of
 
 # The shipped net: an advantage net over the rule bot's 打滚子 card plays (docs/bots.md).
@@ -59,23 +61,45 @@ ARRAYS = ("state.weight", "state.bias", "action.weight", "body.1.weight", "body.
 def save(path: Path, arrays: Mapping[str, np.ndarray], *, half: bool = False,
          **meta: Any) -> None:
     """Write a net's :data:`ARRAYS` (float32, or float16 when ``half``) with the versions
-    it was trained on and any metadata (hands trained, preset) to ``path``."""
+    it was trained on and any metadata (hands trained, preset, ``options``: the rule
+    options over the preset's defaults, a dict stored as JSON) to ``path``."""
     dtype = np.float16 if half else np.float32
     out: dict[str, Any] = {name: np.asarray(arrays[name], dtype=dtype) for name in ARRAYS}
     info = {"obs_version": card_obs.OBS_VERSION,
             "action_space_version": T.ACTION_SPACE_VERSION,
             "hidden": int(out["state.bias"].shape[0]), **meta}
+    if isinstance(info.get("options"), dict):
+        info["options"] = json.dumps(info["options"], sort_keys=True)
     out.update({f"meta.{k}": np.asarray(v) for k, v in info.items()})
     with Path(path).open("wb") as f:  # np.savez would add ".npz" to another suffix
         np.savez_compressed(f, **out)
 
 
-class Policy:
-    """An exported Q(s, a) net evaluated with numpy (float32)."""
+def trained_options(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule options of a net's metadata (``meta.options``: JSON written by
+    :func:`save` and :func:`gunzi.bots.advantage_net.save`; none recorded: the preset's
+    defaults)."""
+    options: dict[str, Any] = json.loads(str(meta.get("options", "{}")))
+    return options
 
-    def __init__(self, path: Path | str = WEIGHTS) -> None:
+
+class Policy:
+    """An exported Q(s, a) token net (``gunzi train`` / ``gunzi export-policy``) evaluated
+    with numpy (float32); by default the shipped one, :data:`DMC_WEIGHTS`. The shipped
+    ``learned`` bot's net is an advantage net: :func:`policy` loads either kind."""
+
+    def __init__(self, path: Path | str = DMC_WEIGHTS) -> None:
         with np.load(Path(path)) as data:
             meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+            if meta.get("kind") == ADVANTAGE:
+                raise ValueError(f"{path} is an advantage net (gunzi train-advantage), not a "
+                                 "token net: load it with gunzi.bots.learned.policy(path) "
+                                 "or AdvantagePolicy(path); Policy reads the token nets of "
+                                 "gunzi export-policy, such as learned.DMC_WEIGHTS")
+            missing = [name for name in ARRAYS if name not in data.files]
+            if missing:
+                raise ValueError(f"{path} is not a token net of gunzi export-policy "
+                                 f"(no {', '.join(missing)})")
             w = {name: data[name] for name in ARRAYS}
         versions = (meta.get("obs_version"), meta.get("action_space_version"))
         if versions != (card_obs.OBS_VERSION, T.ACTION_SPACE_VERSION):
@@ -143,6 +167,15 @@ def single_thread_blas() -> None:
     threadpool_limits(1, user_api="blas")
 
 
+def blas_threads() -> int | None:
+    """The threads numpy's BLAS runs on now in this process (the most of its BLAS
+    libraries, by threadpoolctl), or None when threadpoolctl finds no BLAS."""
+    from threadpoolctl import threadpool_info
+
+    counts = [int(p["num_threads"]) for p in threadpool_info() if p.get("user_api") == "blas"]
+    return max(counts) if counts else None
+
+
 def policy(path: Path | str = WEIGHTS) -> Policy | AdvantagePolicy:
     """The net of ``path`` (a token net of ``gunzi train``, or an advantage net of
     ``gunzi train-advantage``), loaded once per process (tables share it)."""
@@ -180,13 +213,25 @@ class LearnedBot(Bot):
     @property
     def trained_on(self) -> str:
         """The preset the weights were trained on (``gunzi``: 打滚子)."""
-        return str(self.policy.meta.get("preset", "?"))
+        return str(self.policy.meta.get("preset", "gunzi"))
+
+    @property
+    def trained_options(self) -> dict[str, Any]:
+        """The rule options the weights were trained with, over the preset's defaults
+        (``meta.options``, JSON); a file without the record (the shipped ones) was trained
+        on the preset's defaults."""
+        return trained_options(self.policy.meta)
 
     def covers(self, rules: Ruleset) -> bool:
-        """Were the weights trained on this game? Elsewhere the bot still plays legally
-        (the observation and the tokens are the same for every card game), but its values
-        were never fitted there: tables and the terminal say so."""
-        return rules.name == self.trained_on
+        """Were the weights trained on these rules (the preset and its options)? Elsewhere
+        the bot still plays legally (the observation and the tokens are the same for every
+        card game), but its values were never fitted there: tables and the terminal say
+        so."""
+        try:
+            trained = preset(self.trained_on, **self.trained_options)
+        except GunziError:  # a preset or option this code no longer has
+            return False
+        return rules == trained
 
     def choose(self, decision: Decision, rng: random.Random) -> Action:
         return self.settle(decision, self.decide(decision), rng)

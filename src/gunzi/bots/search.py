@@ -113,6 +113,7 @@ class SearchBot(Bot):
         classic: bool = True,
         prior: str | None = None,
         top: int | None = None,
+        prior_weights: str | None = None,
     ) -> None:
         """``rollouts``: rollouts per decision (all candidates together); ``time_limit``:
         seconds per decision (None: no limit); ``policy``: who plays the rollouts,
@@ -135,7 +136,8 @@ class SearchBot(Bot):
         plain Python; resolved on first use).
         ``prior="learned"``: the learned bot's Q values choose a 打滚子 play's candidates
         (:meth:`prior_candidates`): the rule bot's play and the ``top`` best-valued plays
-        (default ``max_candidates - 1``)."""
+        (default ``max_candidates - 1``); ``prior_weights``: the net of that learned bot (an
+        ``.npz`` as ``learned:weights=``; default the shipped one)."""
         if rollouts < 1:
             raise ValueError("rollouts must be at least 1")
         if policy not in ("auto", "core", "rule", "kernel"):
@@ -166,7 +168,7 @@ class SearchBot(Bot):
         if search_cards is None:
             search_cards = 12 if policy in ("core", "rule") else 99
         self.search_cards = search_cards
-        self.prior = _prior(prior, top)
+        self.prior = _prior(prior, top, prior_weights)
         self.top = self.max_candidates - 1 if top is None else top
         self.memory: list[tuple[int, tuple[Card, ...], int]] = []
         self.stats: dict[str, Any] = {}  # figures of the last searched decision
@@ -499,11 +501,13 @@ class SearchBot(Bot):
         return out
 
 
-def _prior(name: str | None, top: int | None) -> Any:
-    """The bot whose values order the candidates (``learned``), or None."""
+def _prior(name: str | None, top: int | None, weights: str | None = None) -> Any:
+    """The bot whose values order the candidates (``learned``, with the net of ``weights``
+    if given), or None."""
     if name is None:
-        if top is not None:
-            raise ValueError("top needs a prior, e.g. search:prior=learned:top=3")
+        if top is not None or weights is not None:
+            raise ValueError("top and prior_weights need a prior, e.g. "
+                             "search:prior=learned:top=3:prior_weights=g.npz")
         return None
     if name != "learned":
         raise ValueError(f"prior must be 'learned', not {name!r}")
@@ -511,7 +515,7 @@ def _prior(name: str | None, top: int | None) -> Any:
         raise ValueError("top must be at least 1")
     from gunzi.bots.learned import LearnedBot  # numpy only when a prior is asked for
 
-    return LearnedBot()
+    return LearnedBot() if weights is None else LearnedBot(weights)
 
 
 def classic_candidates(default: Action, legal: Sequence[Action], order: Any, k: int

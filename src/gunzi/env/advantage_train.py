@@ -203,7 +203,8 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
     advantage_net.save(out, arrays, threshold=threshold, hidden=hidden, points=points,
                        objective=objective, augment=augment, hands=tr.hands,
                        max_cards=max_cards(tr), decisions=len(tr.obs),
-                       epochs=kept, seed=seed, preset="gunzi")
+                       epochs=kept, seed=seed, preset="gunzi",
+                       options={})  # label-advantage plays default 打滚子
     summary = {"out": str(out), "objective": objective, "threshold": threshold,
                "epoch": kept, "heldout_gain_per_decision": gain, "hands": tr.hands,
                "heldout_hands": va.hands, "history": history}

@@ -33,6 +33,9 @@ def net_levels(result: dict[str, Any], seat: int) -> float:
     return float(gain[team] - gain[1 - team])
 
 
+MAX_HAND_LEVELS = 64.0  # a bound on one hand's net levels in every preset (A12 caps are lower)
+
+
 class CardEnv(TurnEnv):
     """打滚子 (``preset="gunzi"``) or classic (``classic-1/2/3``), options as keywords.
 

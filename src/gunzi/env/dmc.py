@@ -14,16 +14,19 @@ gradient clip 40, as DouZero. docs/research.md describes the options.
 
 Checkpoints (``checkpoint.pt`` in the run folder) hold the net, the optimizer, the hands
 done, the configuration, the training seconds and the observation and action-space
-versions, so ``resume`` continues the same run; ``loss.jsonl`` logs every update and
-``eval.jsonl`` every duplicate evaluation.
+versions, so ``resume`` continues the same run with the same settings (only those of
+:data:`RESUMABLE` may change); ``loss.jsonl`` logs every update and ``eval.jsonl`` every
+duplicate evaluation. A new run refuses a folder that holds another run's files
+(:data:`RUN_FILES`) unless told to ``overwrite`` them.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +42,7 @@ CHECKPOINT = "checkpoint.pt"
 LOSS_LOG = "loss.jsonl"
 EVAL_LOG = "eval.jsonl"
 EVALS = "evals"  # the evaluated weights, one .npz per evaluation
+RUN_FILES = (CHECKPOINT, LOSS_LOG, EVAL_LOG, EVALS)  # what a run writes in its folder
 
 
 class QNet(nn.Module):  # type: ignore[misc, unused-ignore]  # Any without torch
@@ -88,6 +92,56 @@ class TrainConfig:
     imitate_weight: float = 1.0  # weight of the imitation (cross-entropy) term of the loss
     eval_every: int = 0  # hands between duplicate evaluations (0: none)
     reuse: int = 1  # updates each sample takes part in (each time in another random order)
+    # The duplicate evaluation's settings (gunzi.arena.policy_eval), kept so that a resumed
+    # run goes on measuring the same way; they change nothing of the training.
+    eval_deals: int = 100
+    eval_against: str = "rule"
+    eval_bank: str | None = None
+    eval_offset: int = 0
+
+
+# What a resumed run may change: the total to reach, the checkpoint and evaluation
+# cadence and the evaluation itself (none of them changes what is trained). Everything
+# else (rules, seed, net, optimizer, exploration, rounds, imitation) is the run's own: a
+# resumed run with another value would not be the run it continues.
+RESUMABLE = frozenset({"hands", "checkpoint_every", "eval_every", "eval_deals",
+                       "eval_against", "eval_bank", "eval_offset"})
+
+
+def saved_config(out: Path) -> TrainConfig:
+    """The configuration of the run in ``out`` (its checkpoint's); a checkpoint of an
+    older version lacks the newer fields, which take their defaults."""
+    check_folder(out, resume=True)
+    return _config_of(torch.load(out / CHECKPOINT, weights_only=False))
+
+
+def _config_of(data: dict[str, Any]) -> TrainConfig:
+    known = {f.name for f in fields(TrainConfig)}
+    return TrainConfig(**{k: v for k, v in data["config"].items() if k in known})
+
+
+def conflicts(saved: TrainConfig, given: dict[str, Any]) -> list[str]:
+    """The fields of ``given`` (field → value) that differ from the run's ``saved``
+    configuration and may not change on resume (not in :data:`RESUMABLE`)."""
+    return [k for k, v in given.items() if k not in RESUMABLE and getattr(saved, k) != v]
+
+
+def check_folder(out: Path, *, resume: bool, overwrite: bool = False) -> list[str]:
+    """Whether a run may start in ``out``: a resume needs a checkpoint; a new run refuses
+    another run's files unless ``overwrite``. Returns those files (to delete before a new
+    run); raises FileNotFoundError, FileExistsError or ValueError with the reason."""
+    if resume:
+        if overwrite:
+            raise ValueError("--resume continues the run in the folder, --overwrite deletes "
+                             "it: give one of them")
+        if not (out / CHECKPOINT).exists():
+            raise FileNotFoundError(f"nothing to resume: {out / CHECKPOINT} does not exist")
+        return []
+    found = [name for name in RUN_FILES if (out / name).exists()]
+    if found and not overwrite:
+        raise FileExistsError(f"{out} already holds a run ({', '.join(found)}): --resume "
+                              "continues it, --overwrite deletes it and starts anew")
+    return found
 
 
 # Softmax temperature of the imitation term, in net levels: the teacher's token is pushed
@@ -186,13 +240,22 @@ def _imitation_loss(net: QNet, state: torch.Tensor, q: torch.Tensor,
     return loss
 
 
-def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int = 1,
-          ray: str | None = None, evaluate: Evaluate | None = None,
+def train(config: TrainConfig, out: Path, *, resume: bool = False, overwrite: bool = False,
+          actors: int = 1, ray: str | None = None, evaluate: Evaluate | None = None,
           progress: Callable[[int, str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a DMC run in ``out`` with ``actors`` actors (local processes, or Ray
     actors at ``ray``); ``evaluate`` scores a weights file every ``config.eval_every``
-    hands (eval.jsonl). Returns a summary of what this call did."""
+    hands (eval.jsonl). A resumed run keeps its checkpoint's configuration: ``config``
+    may differ from it only in :data:`RESUMABLE` fields (else ValueError). A new run
+    refuses a folder with another run's files unless ``overwrite`` deletes them
+    (:func:`check_folder`).
+    Returns a summary of what this call did."""
     torch.set_num_threads(1)
+    for name in check_folder(out, resume=resume, overwrite=overwrite):
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+        else:
+            (out / name).unlink()
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / CHECKPOINT
     torch.manual_seed(config.seed)
@@ -201,10 +264,14 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, actors: int =
     done = 0
     seconds_before = 0.0
     if resume:
-        if not ckpt.exists():
-            raise FileNotFoundError(f"nothing to resume: {ckpt} does not exist")
         net, data = load(ckpt)
-        config = replace(config, hidden=data["config"]["hidden"])  # the net keeps its width
+        saved = _config_of(data)
+        bad = conflicts(saved, asdict(config))
+        if bad:
+            raise ValueError(f"{ckpt}: a resumed run keeps its settings; "
+                             + ", ".join(f"{k} {getattr(config, k)!r} is not the run's "
+                                         f"{getattr(saved, k)!r}" for k in bad))
+        config = replace(saved, **{k: getattr(config, k) for k in RESUMABLE})
         opt = torch.optim.RMSprop(net.parameters(), lr=config.lr, alpha=0.99, eps=1e-5)
         opt.load_state_dict(data["optimizer"])
         done = data["hands_done"]
@@ -288,7 +355,8 @@ def _evaluate(evaluate: Evaluate, net: QNet, out: Path, done: int, seconds: floa
     folder = out / EVALS
     folder.mkdir(exist_ok=True)
     weights = folder / f"hands-{done:09d}.npz"
-    learned.save(weights, arrays_of(net), hands=done, preset=config.preset)
+    learned.save(weights, arrays_of(net), hands=done, preset=config.preset,
+                 options=config.options)
     result = evaluate(weights)
     with (out / EVAL_LOG).open("a", encoding="utf-8") as log:
         log.write(json.dumps({"hand": done, "seconds": seconds, "weights": str(weights),
@@ -303,7 +371,8 @@ def export(checkpoint: Path, out: Path, *, half: bool = False) -> dict[str, Any]
 
     net, data = load(checkpoint)
     arrays = {k: v.detach().numpy() for k, v in net.state_dict().items()}
-    meta = {"hands": data["hands_done"], "preset": data["config"]["preset"]}
+    meta = {"hands": data["hands_done"], "preset": data["config"]["preset"],
+            "options": data["config"].get("options", {})}
     learned.save(out, arrays, half=half, **meta)
     return {"file": str(out), "bytes": out.stat().st_size, "hidden": net.state.out_features,
             "dtype": "float16" if half else "float32", **meta}

@@ -37,12 +37,12 @@ from gunzi.engine.match import Match
 from gunzi.engine.variant import variant_of
 from gunzi.engine.view import knows_kitty, seat_position, stream
 from gunzi.env import card_actions as CA
-from gunzi.env.cards import net_levels
+from gunzi.env.cards import MAX_HAND_LEVELS, net_levels
 from gunzi.env.openspiel_types import game_type, register
 
 PRESETS = {"python_gunzi": "gunzi", "python_gunzi_classic_1": "classic-1",
            "python_gunzi_classic_2": "classic-2", "python_gunzi_classic_3": "classic-3"}
-MAX_UTILITY = 64.0  # a bound on one hand's net levels in every preset (A12 caps are lower)
+MAX_UTILITY = MAX_HAND_LEVELS
 
 
 TYPES = {name: game_type(name, f"Gunzi {preset} (one hand)", 4, hidden=True)

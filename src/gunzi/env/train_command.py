@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any
@@ -44,19 +45,26 @@ def default_actors() -> int:
 
 
 def train(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoint.pt, loss.jsonl, "
                                       "eval.jsonl")],
     rules: CardRulesOpt = "classic-1",
     hands: Annotated[int, typer.Option(min=1, help="Total hands of the run")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of exploration")] = 0,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out with "
+                                         "its own settings (only --hands, "
+                                         "--checkpoint-every and --eval-* may change)")
+                      ] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Start a new run in an --out "
+                                            "that holds one, deleting its checkpoint and "
+                                            "logs")] = False,
     batch: Annotated[int, typer.Option(min=1, help="Samples per update")] = 1024,
     epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="Exploration rate")] = 0.01,
     lr: Annotated[float, typer.Option(min=0.0, help="Learning rate (RMSprop)")] = 1e-4,
     checkpoint_every: Annotated[int, typer.Option(min=1, help="Hands between checkpoints")
                                 ] = 100,
-    hidden: Annotated[int, typer.Option(min=1, help="Width of the net's hidden layers "
-                                        "(a new run only; a resumed run keeps its own)")] = 256,
+    hidden: Annotated[int, typer.Option(min=1, help="Width of the net's hidden layers")
+                      ] = 256,
     actors: Annotated[int | None, typer.Option(min=1, help="Self-play actors: local "
                                                "processes (1: in this process), or Ray actors "
                                                "with --ray [default: cores - 1]")] = None,
@@ -76,8 +84,9 @@ def train(
     imitate_epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of the "
                                                    "teacher's decisions played at random "
                                                    "instead")] = 0.1,
-    eval_every: Annotated[int, typer.Option(min=0, help="Hands between duplicate "
-                                            "evaluations (0: none)")] = 0,
+    eval_every: Annotated[int, typer.Option(min=0, help="Duplicate evaluations at the first "
+                                            "round end at or past every multiple of this "
+                                            "many hands, and at the end (0: none)")] = 0,
     eval_deals: Annotated[int, typer.Option(min=1, help="Deal pairs per evaluation")] = 100,
     eval_against: Annotated[str, typer.Option(help="The evaluation's opponent bot")] = "rule",
     eval_bank: Annotated[Path | None, typer.Option(help="Deal bank of the evaluation "
@@ -91,36 +100,87 @@ def train(
     """Train an action-conditioned value net by self-play (DouZero-style Deep Monte-Carlo)."""
     dmc = _dmc("train")
     changes = CATALOG.parse_overrides(option or [])
-    ruleset = preset(rules, **changes)  # refuse a bad preset or option before any work
+    if not resume:  # a resumed run's rules are its own (given ones are compared below)
+        preset(rules, **changes)  # refuse a bad preset or option before any work
     if imitate is not None and imitate not in names():
         typer.echo(f"gunzi train: no bot {imitate!r} to imitate; bots: {', '.join(names())}",
                    err=True)
         raise typer.Exit(2)
-    config = dmc.TrainConfig(preset=rules, hands=hands, seed=seed, epsilon=epsilon, lr=lr,
-                             batch=batch, checkpoint_every=checkpoint_every, hidden=hidden,
-                             options=changes, mid_round=not first_hands,
-                             round_hands=round_hands, reuse=reuse, imitate=imitate,
-                             imitate_hands=imitate_hands if imitate else 0,
-                             imitate_epsilon=imitate_epsilon, eval_every=eval_every)
+    # The command line as the run's configuration: field → (value, the option that sets it).
+    asked: dict[str, tuple[Any, str]] = {
+        "preset": (rules, "rules"), "hands": (hands, "hands"), "seed": (seed, "seed"),
+        "epsilon": (epsilon, "epsilon"), "lr": (lr, "lr"), "batch": (batch, "batch"),
+        "checkpoint_every": (checkpoint_every, "checkpoint_every"),
+        "hidden": (hidden, "hidden"), "options": (changes, "option"),
+        "mid_round": (not first_hands, "first_hands"),
+        "round_hands": (round_hands, "round_hands"), "reuse": (reuse, "reuse"),
+        "imitate": (imitate, "imitate"),
+        "imitate_hands": (imitate_hands, "imitate_hands"),
+        "imitate_epsilon": (imitate_epsilon, "imitate_epsilon"),
+        "eval_every": (eval_every, "eval_every"), "eval_deals": (eval_deals, "eval_deals"),
+        "eval_against": (eval_against, "eval_against"),
+        "eval_bank": (None if eval_bank is None else str(eval_bank), "eval_bank"),
+        "eval_offset": (eval_offset, "eval_offset")}
+    try:
+        dmc.check_folder(out, resume=resume, overwrite=overwrite)  # deletes nothing yet
+        if resume:  # the run's own settings, and those given that may change
+            config = _resumed(dmc, dmc.saved_config(out), ctx, asked)
+        else:
+            config = dmc.TrainConfig(**{k: v for k, (v, _) in asked.items()})
+            config.imitate_hands = config.imitate_hands if config.imitate else 0
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+        typer.echo(f"gunzi train: {exc}", err=True)
+        raise typer.Exit(2) from None
     evaluate = None
-    if eval_every:
+    if config.eval_every:
         try:
-            evaluate = _EVALUATOR[0](ruleset, eval_against, eval_deals, bank=eval_bank,
-                                     offset=eval_offset, seed=seed)
+            evaluate = _EVALUATOR[0](
+                preset(config.preset, **config.options), config.eval_against,
+                config.eval_deals, bank=None if config.eval_bank is None else
+                Path(config.eval_bank), offset=config.eval_offset, seed=config.seed)
         except GunziError as exc:
             typer.echo(f"gunzi train: --eval-*: {exc}", err=True)
             raise typer.Exit(2) from None
 
     def work() -> dict[str, Any]:
-        with Reporter("train", hands, "hands", quiet=json_out) as bar:
+        with Reporter("train", config.hands, "hands", quiet=json_out) as bar:
             summary: dict[str, Any] = dmc.train(
-                config, out, resume=resume, actors=actors or default_actors(), ray=ray,
+                config, out, resume=resume, overwrite=overwrite,
+                actors=actors or default_actors(), ray=ray,
                 evaluate=evaluate, progress=lambda done, text: bar.update(done, text))
         return summary
 
     _report("train", work, json_out,
             "{hands_done} hands, {updates} updates this run, last loss {last_loss:.4f}, "
             "{seconds:.0f} s; {checkpoint}")
+
+
+def _resumed(dmc: ModuleType, saved: Any, ctx: typer.Context,
+             asked: dict[str, tuple[Any, str]]) -> Any:
+    """The saved configuration with the options given on the command line that may change
+    on resume; ValueError naming the first given option that differs from the run's and
+    may not change."""
+    given = {k: v for k, (v, param) in asked.items()  # (typer's own click: by name)
+             if getattr(ctx.get_parameter_source(param), "name", "DEFAULT") != "DEFAULT"}
+    if not given.get("imitate", saved.imitate) and "imitate_hands" in given:
+        given["imitate_hands"] = 0  # as a new run: no teacher, no imitation hands
+    bad = dmc.conflicts(saved, given)
+    if bad:
+        k = bad[0]
+        flag = "--" + asked[k][1].replace("_", "-")
+        raise ValueError(f"{flag} {_shown(k, given[k])} differs from the run's "
+                         f"{_shown(k, getattr(saved, k))}: a resumed run keeps its settings "
+                         "(only --hands, --checkpoint-every and --eval-* may change)")
+    return replace(saved, **given)
+
+
+def _shown(field: str, value: Any) -> str:
+    """A configuration value as the command line says it."""
+    if field == "options":
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "none"
+    if field == "mid_round":
+        return "mid-round deals" if value else "first hands"
+    return repr(value)
 
 
 def export_policy(
@@ -155,7 +215,7 @@ def _report(command: str, work: Callable[[], dict[str, Any]], json_out: bool,
     or a checkpoint of other versions."""
     try:
         summary = work()
-    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError) as exc:
         typer.echo(f"gunzi {command}: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(summary) if json_out else line.format(**summary))

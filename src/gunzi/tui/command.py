@@ -130,8 +130,10 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--bots", "-b",
                          help="Bots of seats 1,2,3, e.g. rule,learned,rule (one name: all "
-                              "three): " + ", ".join(bot_names()) + ". Default rule (random "
-                              "if the rule bot is not installed)."),
+                              "three): " + ", ".join(bot_names()) + ", each with parameters "
+                              "as in the arena if wanted (learned:weights=g.npz, "
+                              "search:rollouts=50). Default rule (random if the rule bot is "
+                              "not installed)."),
         ] = None,
         seed: Annotated[int | None, typer.Option(help="Match seed (same seed, same deals)")] = None,
         lang: Annotated[

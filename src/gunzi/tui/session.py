@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gunzi.bots.base import Bot, RandomBot, observe
-from gunzi.bots.registry import make_bot
+from gunzi.bots.registry import make_bot, parse_spec
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine import records
@@ -60,9 +60,12 @@ def hand_seed(match_seed: int, hand: int) -> int:
 
 
 def load_bot(name: str) -> tuple[Bot, str, str | None]:
-    """(bot, name used, note) — "rule" falls back to "random" when it cannot be loaded."""
+    """(bot, name used, note) for a bot spec (``rule``, ``learned:weights=g.npz``,
+    ``search:rollouts=50``: :func:`gunzi.bots.registry.parse_spec`) — "rule" falls back to
+    "random" when it cannot be loaded."""
+    bot, params = parse_spec(name)  # a malformed spec is a GunziError
     try:
-        return make_bot(name), name, None
+        return make_bot(bot, **dict(params)), name, None
     except GunziError:
         raise
     except Exception as exc:
@@ -72,7 +75,8 @@ def load_bot(name: str) -> tuple[Bot, str, str | None]:
 
 
 def parse_bots(text: str | Sequence[str] | None) -> list[str]:
-    """``"rule"`` → three rule bots; ``"rule,random,rule"`` → one per seat 1..3."""
+    """``"rule"`` → three rule bots; ``"rule,random,rule"`` → one per seat 1..3; each a bot
+    spec with its parameters if any (``learned:weights=g.npz,rule,learned``)."""
     if text is None:
         return list(DEFAULT_BOTS)
     names = [n.strip() for n in text.split(",")] if isinstance(text, str) else list(text)
