@@ -222,3 +222,39 @@ def test_a_search_teacher_labels_its_own_estimates() -> None:
     # a candidate dropped early counts only the deals both it and the rule play were on
     assert AD._paired_mean([1.0, 2.0, 4.0], [0.5, 1.0]) == pytest.approx(0.75)
 
+
+
+def test_a_search_teacher_adds_unvalued_plays_it_never_chooses() -> None:
+    from gunzi.bots.search import SearchBot
+
+    data = AD.label_hand(6, 0, max_cards=10, cap=9,
+                         teacher=SearchBot(rollouts=24, time_limit=None))
+    starts = np.flatnonzero(np.r_[True, data.owner[1:] != data.owner[:-1]])
+    ends = np.r_[starts[1:], len(data.labels)]
+    unvalued = 0
+    for s, e in zip(starts, ends, strict=True):
+        labels, chosen = data.labels[s:e], data.chosen[s:e]
+        assert e - s <= 9 and chosen.sum() == 1
+        assert not np.isnan(labels[int(np.argmax(chosen))])  # the choice was played out
+        nan = np.isnan(labels)
+        # the search's own candidates come first, the unvalued ones after them
+        assert not nan[0] and (np.diff(nan.astype(int)) >= 0).all()
+        unvalued += int(nan.sum())
+        rows = data.feats[s:e].astype(np.float32)
+        assert len({r.tobytes() for r in rows}) == e - s  # no play twice
+    assert unvalued > 0
+
+
+def test_unvalued_candidates_count_as_their_decisions_worst() -> None:
+    from gunzi.env.advantage_train import gains, known_labels
+
+    nan = float("nan")
+    data = AD.Labelled(np.zeros((2, card_obs.OBS_SIZE), np.float16),
+                       np.zeros((5, play_features.SIZE), np.float16),
+                       np.array([0.0, -0.3, nan, 0.0, nan], np.float32),
+                       np.zeros(5, np.float32), np.array([0, 0, 0, 1, 1], np.int32), 1,
+                       np.array([1, 0, 0, 1, 0], np.int8))
+    np.testing.assert_allclose(known_labels(data), [0.0, -0.3, -0.3, 0.0, 0.0], rtol=1e-6)
+    # a net preferring the unvalued plays by 1: it loses 0.3 in the first decision
+    pred = np.array([0.0, 0.5, 1.0, 0.0, 1.0], np.float32)
+    assert gains(pred, data, [0.0, 2.0]) == {0.0: pytest.approx(-0.15), 2.0: 0.0}

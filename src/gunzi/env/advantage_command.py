@@ -31,9 +31,14 @@ def label_advantage(
                                        "believes, docs/research.md")] = 1,
     max_cards: Annotated[int, typer.Option(min=1, help="Label decisions of a seat holding at "
                                            "most this many cards")] = 15,
+    search: Annotated[int, typer.Option(min=0, help="Label with a search bot of SEARCH "
+                                        "rollouts a decision (no clock) as the teacher: its "
+                                        "choices and estimates, for --objective choice; 0: "
+                                        "true-deal rollouts")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
-    """Play rule-bot hands of 打滚子 and value every candidate card play on the true deal."""
+    """Play rule-bot hands of 打滚子 and value every candidate card play on the true deal
+    (or, with --search, by a search bot's estimates, the hand following its choices)."""
     from gunzi.env.advantage_data import SHARD, label_run
 
     shards = (hands + SHARD - 1) // SHARD
@@ -41,6 +46,7 @@ def label_advantage(
         with Reporter("label-advantage", shards, "shards", quiet=json_out) as bar:
             paths = label_run(str(out), hands, seed, workers=workers, cap=cap,
                               explore=explore, deals=deals, max_cards=max_cards,
+                              search=search,
                               progress=lambda done: bar.update(done, ""))
     except OSError as exc:  # --out not writable, disk full
         typer.echo(f"gunzi label-advantage: {exc}", err=True)

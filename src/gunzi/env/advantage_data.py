@@ -114,9 +114,10 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
     label averaged over the true deal and ``deals - 1`` sampled ones (less noise, more
     rollouts). With a search bot as ``teacher``, the labels are its own estimates instead
     (:meth:`~gunzi.bots.search.SearchBot.estimates`: its candidates, each one's mean
-    advantage over the rule bot's play on the deals both were played on) and the hand
-    follows its choices: a teacher of what the seat can know, so the played cards tell
-    the later observations nothing a real player's would not."""
+    advantage over the rule bot's play on the deals both were played on), other legal
+    plays up to ``cap`` join unvalued (label NaN, never chosen), and the hand follows its
+    choices: a teacher of what the seat can know, so the played cards tell the later
+    observations nothing a real player's would not."""
     rule = rule or RuleBot()
     rule.new_hand()
     if teacher is not None:
@@ -145,6 +146,13 @@ def label_hand(seed: int, hand: int, *, cap: int = 12, explore: float = 0.1,
                     match.apply(action)
                     continue
                 values = [(_paired_mean(r, runs[0]), 0.0) for r in runs]
+                # The bot scores every legal play, the search only its candidates: the
+                # others (up to ``cap``) join unvalued (NaN) and never chosen, so the net
+                # learns that the search passed them over.
+                rest = [a for a in d.actions if a not in cands]
+                extra = rng.sample(rest, min(len(rest), max(0, cap - len(cands))))
+                cands = [*cands, *extra]
+                values += [(float("nan"), float("nan"))] * len(extra)
                 action = cands[best]
             else:
                 cands = [action] + [a for a in d.actions if a != action]

@@ -92,15 +92,30 @@ def relative(pred: np.ndarray, data: Labelled) -> np.ndarray:
     return out
 
 
+def known_labels(data: Labelled) -> np.ndarray:
+    """The labels, an unvalued candidate's (NaN: one the search teacher did not play out)
+    counted as its decision's worst valued one: a bot that picks it is assumed to lose
+    what the worst candidate the search tried would."""
+    labels = data.labels
+    if not np.isnan(labels).any():
+        return labels
+    starts = _starts(data.owner)
+    worst = np.minimum.reduceat(np.where(np.isnan(labels), np.inf, labels), starts)
+    fill = np.repeat(worst, np.diff(np.r_[starts, len(labels)]))
+    out: np.ndarray = np.where(np.isnan(labels), fill, labels)
+    return out
+
+
 def gains(pred: np.ndarray, data: Labelled, thresholds: Sequence[float]) -> dict[float, float]:
     """Per threshold: the mean gain per decision of the bot's play over the rule bot's, by
     the labels (the candidate of best score if it beats the rule play's by more than the
-    threshold, else the rule play)."""
+    threshold, else the rule play; :func:`known_labels` for unvalued candidates)."""
     rel = relative(pred, data)
+    labels = known_labels(data)
     starts = _starts(data.owner)
     ends = np.r_[starts[1:], len(rel)]
     best = np.array([s + int(np.argmax(rel[s:e])) for s, e in zip(starts, ends, strict=True)])
-    return {t: float(np.where(rel[best] > t, data.labels[best], 0.0).sum()) / max(1, len(best))
+    return {t: float(np.where(rel[best] > t, labels[best], 0.0).sum()) / max(1, len(best))
             for t in thresholds}
 
 
@@ -141,8 +156,9 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
     net = AdvantageNet(hidden)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
     labels = torch.from_numpy(tr.labels + np.float32(points) * tr.points)
+    valued = np.flatnonzero(~np.isnan(tr.labels))  # the value objective's rows
     groups, target = _groups(tr, GROUP_WIDTH)
-    units = len(groups) if objective == "choice" else len(tr.labels)
+    units = len(groups) if objective == "choice" else len(valued)
     per_step = max(1, batch // 6) if objective == "choice" else batch
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(
         opt, T_max=max(1, epochs * (units // per_step)))
@@ -150,7 +166,7 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
     feat_maps = torch.from_numpy(feature_maps()) if augment else None
     history = []
     start = time.time()
-    base = float(np.mean(va.labels ** 2))
+    base = float(np.nanmean(va.labels ** 2))
     best: tuple[float, float, int, dict[str, torch.Tensor]] | None = None
     for epoch in range(epochs):
         order = rng.permutation(units)
@@ -164,7 +180,7 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
                 # one naming of the suits per decision: its candidates are compared
                 sigma = np.repeat(rng.integers(24, size=len(pick)), valid.sum(1))
             else:
-                idx = pick
+                idx = valued[pick]
                 sigma = rng.integers(24, size=len(idx))
             obs = torch.from_numpy(tr.obs[tr.owner[idx]].astype(np.float32))
             feats = torch.from_numpy(tr.feats[idx].astype(np.float32))
@@ -188,7 +204,7 @@ def train(folders: Sequence[Path], out: Path, *, epochs: int = 4, hidden: int = 
         pred = predict(net, va)
         g = gains(pred, va, thresholds)
         row = {"epoch": epoch + 1, "train_loss": total / max(1, n),
-               "val_mse": float(np.mean((pred - va.labels) ** 2)), "val_mse_zero": base,
+               "val_mse": float(np.nanmean((pred - va.labels) ** 2)), "val_mse_zero": base,
                "gain_per_decision": {str(k): round(v, 5) for k, v in g.items()},
                "seconds": round(time.time() - start, 1)}
         history.append(row)
