@@ -4,7 +4,9 @@ for the people who made their own decisions in it; bots have their own ladder.""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,6 +99,84 @@ def test_one_timeout_decides_once_two_in_a_row_mean_托管(client: TestClient) -
         me.decision()
         assert me.auto is False  # one timeout since our decision: still ours
         me.until_auto(True)
+
+
+def _our_turn_under_托管(ws: Any) -> Seat0:
+    """Seat 0 puts itself in 托管, then waits for its turn (the bot's move for it due in
+    ``bot_delay``)."""
+    ws.send_json({"t": "hello"})
+    ws.send_json({"t": "auto", "on": True})
+    me = Seat0(ws)
+    me.until_auto(True)
+    for _ in range(20_000):
+        f = me.frame()
+        if (me.auto and f["t"] in ("events", "snapshot") and f["turn"]["seat"] == 0
+                and f["turn"]["deadline"] is None and f["view"]["phase"] != "draw"):
+            return me
+    raise AssertionError("no turn of seat 0 under 托管")
+
+
+def test_托管_off_on_ones_turn_sends_the_clock_at_once(
+        make_client: Callable[..., TestClient]) -> None:
+    """Taking the seat back while the bot's move for it is pending makes the decision ours,
+    and its deadline goes out at once: the socket had seen the turn with no clock (the
+    bot's), and a client waiting for its clock (as Seat0 does) waited for a frame that
+    never came, until the seat timed out into 托管 unseen."""
+    client = make_client(bot_delay=1.0)  # the window to turn 托管 off in
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "classic-1", "clock": 60},
+                    headers=alice).json()
+    with client.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        me = _our_turn_under_托管(ws)
+        ws.send_json({"t": "auto", "on": False})
+        ws.send_json({"t": "ping"})  # answered once 托管 is off
+        frames = []
+        while (g := me.frame())["t"] != "pong":
+            frames.append(g)
+        assert me.auto is False
+        turns = [x["turn"] for x in frames if x["t"] == "events"]
+        assert turns and turns[-1]["seat"] == 0 and turns[-1]["deadline"] is not None, frames
+        me.act_by_hint(me.last)  # the decision is ours: the bot did not take it
+
+
+def test_a_bot_move_due_before_托管_went_off_does_not_play_the_seat(
+        make_client: Callable[..., TestClient]) -> None:
+    """The bot's move for a seat under 托管 fell due (its timer fired) while 托管 was being
+    turned off: it waits for the table's lock behind that, and then finds the seat is
+    the player's again."""
+    client = make_client(bot_delay=1.0)
+    alice = cookie_guest(client)
+    t = client.post("/api/quickplay", json={"preset": "classic-1", "clock": 60},
+                    headers=alice).json()
+    table = client.app.state.hall.tables[t["id"]]  # type: ignore[attr-defined]
+    held, release = threading.Event(), threading.Event()
+
+    async def hold() -> None:
+        async with table.lock:
+            held.set()
+            while not release.is_set():
+                await asyncio.sleep(0.005)
+
+    with client.websocket_connect(f"/ws/tables/{t['id']}", headers=alice) as ws:
+        me = _our_turn_under_托管(ws)
+        assert client.portal is not None
+        client.portal.start_task_soon(hold)
+        assert held.wait(5)
+        if table.timer is None:
+            release.set()
+            pytest.skip("the machine is too busy: the bot's move fell due before 托管 off")
+        ws.send_json({"t": "auto", "on": False})
+        registry = client.app.state.metrics.registry  # type: ignore[attr-defined]
+        end = time.monotonic() + 5
+        while registry.get_sample_value("gunzi_ws_messages_total", {"type": "auto"}) != 2:
+            assert time.monotonic() < end, "托管 off never reached the table"
+            time.sleep(0.01)  # counted just before it waits for the lock: first in line
+        while table.timer is not None:  # the bot's move falls due: second in line
+            assert time.monotonic() < end, "the bot's move never fell due"
+            time.sleep(0.01)
+        release.set()
+        me.until_auto(False)
+        me.act_by_hint(me.last)  # still ours: the hint answers, the move is accepted
 
 
 def test_a_restart_rebuilds_the_run_of_timeouts_and_the_tally(tmp_path: Path) -> None:

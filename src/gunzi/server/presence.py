@@ -215,6 +215,11 @@ class SeatedTable:
     def _schedule(self) -> None:
         raise NotImplementedError
 
+    def _reschedule(self) -> None:
+        """:meth:`_schedule` after a change that is not an action (托管 on or off, a player
+        back, a reload): the table may send a turn that changed with it (a hook)."""
+        self._schedule()
+
     async def start(self, who: Principal | None) -> None:
         """Start the game once every seat is filled (``who`` None: the server)."""
         raise NotImplementedError
@@ -306,6 +311,9 @@ class SeatedTable:
             self.seats[seat].auto_reason = None
             self.own.reset_timeouts(seat)
             self._publish_table()
+            # The bot's pending step for the seat is off (and the seat's clock on), even
+            # if the action is refused below.
+            self._reschedule()
         try:
             await self._apply(action, "player", conn.user_id, cid)
         except OutOfTurnError as exc:
@@ -363,7 +371,8 @@ class SeatedTable:
             return
         for c in list(self.conns):
             self._sync(c, None)
-        self._schedule()
+            self._attached(c)
+        self._reschedule()
 
     def _cancel_timer(self) -> None:
         if self.timer is not None:
@@ -471,7 +480,7 @@ class SeatedTable:
             self._attached(conn)
             self._publish_table()
             if back or seat is not None:
-                self._schedule()  # a deal held for an unwatched table goes ahead at once
+                self._reschedule()  # a deal held for an unwatched table goes ahead at once
 
     async def resync(self, conn: Conn, last_seq: int | None) -> None:
         async with self.lock:
@@ -515,7 +524,7 @@ class SeatedTable:
             s.auto = True
             s.auto_reason = "away"
             self._publish_table()
-            self._schedule()
+            self._reschedule()
 
     def _cancel_idle(self) -> None:
         if self.idle_timer is not None:

@@ -221,12 +221,27 @@ class Table(SeatedTable):
         if self.deadline is not None:
             self._later(self.deadline - time.monotonic(), key, "timeout")
 
+    def _reschedule(self) -> None:
+        """:meth:`_schedule` outside an action, and the turn sent if it changed with it: a
+        seat taken back from 托管 on its turn starts its clock here, and its socket must
+        see that deadline (no action follows to carry it)."""
+        self._schedule()
+        if self.game.state is not None:
+            self._publish(self.game.n_events)
+
     async def _tick(self, key: int, kind: str) -> None:
         async with self.lock:
             g = self.game
             state = g.state
             if state is None or self.status != "playing" or self.broken or g.n_events != key:
                 return
+            if kind in ("bot", "timeout") and state.to_act is not None and state.to_act >= 0:
+                s = self.seats[state.to_act]
+                if (kind == "bot") != (s.bot is not None or s.auto):
+                    # Due before the seat changed hands (托管 turned off or on while this
+                    # step waited for the lock): the bot must not play a seat taken back.
+                    self._schedule()
+                    return
             try:
                 if kind == "deal" and g.hands_done() and self._gone_since() is not None:
                     if self._unwatched():  # no ghost hand: the table ends here
@@ -444,7 +459,7 @@ class Table(SeatedTable):
             s.auto_reason = "asked" if on else None
             self.own.reset_timeouts(seat)
             self._publish_table()
-            self._schedule()
+            self._reschedule()
 
     async def say(self, conn: Conn, text: str) -> str | None:
         """Chat; returns an error code or None."""
