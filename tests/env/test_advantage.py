@@ -258,3 +258,9 @@ def test_unvalued_candidates_count_as_their_decisions_worst() -> None:
     # a net preferring the unvalued plays by 1: it loses 0.3 in the first decision
     pred = np.array([0.0, 0.5, 1.0, 0.0, 1.0], np.float32)
     assert gains(pred, data, [0.0, 2.0]) == {0.0: pytest.approx(-0.15), 2.0: 0.0}
+    # below 0, a threshold lets the runner-up within it replace a rule play scored higher
+    below = np.array([0.0, -0.5, -1.0, 0.0, -1.0], np.float32)
+    assert gains(below, data, [-0.6, -2.0]) == {-0.6: pytest.approx(-0.15),
+                                                -2.0: pytest.approx(-0.15)}
+    assert gains(np.array([0.0, -0.5, -1.0, 0.0, 3.0], np.float32), data, [-0.6]) == {
+        -0.6: pytest.approx(-0.15)}

@@ -303,9 +303,9 @@ class LearnedBot(Bot):
     def _corrected(self, decisions: Sequence[Decision], net: AdvantagePolicy
                    ) -> list[Action]:
         """The rule bot's actions, each 打滚子 card play with more than one legal play
-        replaced by the candidate of highest score when that beats the rule play's score by
-        more than the net's threshold; every such decision's candidates scored in one
-        call."""
+        replaced by the other candidate of highest score when that beats the rule play's
+        score by more than the net's threshold; every such decision's candidates scored in
+        one call."""
         assert self.rule is not None
         limit = net.threshold if self.threshold is None else self.threshold
         out = [self.rule.decide(d) for d in decisions]
@@ -332,7 +332,8 @@ class LearnedBot(Bot):
         for i, cands in asks:
             v = values[at:at + len(cands)]
             at += len(cands)
-            best = int(np.argmax(v))
+            best = 1 + int(np.argmax(v[1:]))  # the runner-up to the rule play (a choice
+            # net's threshold may be negative: a runner-up within that log-odds of it)
             out[i] = cands[best] if v[best] - v[0] > limit else cands[0]
         return out
 

@@ -30,7 +30,9 @@ from gunzi.env.advantage_data import Labelled
 # The thresholds tried on the held-out hands, per objective (its score's units).
 OBJECTIVES: dict[str, tuple[float, ...]] = {
     "value": (0.0, 0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    "choice": (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0),
+    # a choice net scores the rule play above the rest nearly always (the teacher keeps it
+    # three times in four): below 0, the bot leaves it for a runner-up within that log-odds
+    "choice": (-2.0, -1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0),
 }
 GROUP_WIDTH = 12  # candidates per decision at most (label_run's cap; the search has 6)
 
@@ -108,13 +110,15 @@ def known_labels(data: Labelled) -> np.ndarray:
 
 def gains(pred: np.ndarray, data: Labelled, thresholds: Sequence[float]) -> dict[float, float]:
     """Per threshold: the mean gain per decision of the bot's play over the rule bot's, by
-    the labels (the candidate of best score if it beats the rule play's by more than the
-    threshold, else the rule play; :func:`known_labels` for unvalued candidates)."""
+    the labels (the best-scored other candidate if it beats the rule play's score by more
+    than the threshold, which may be negative, else the rule play; :func:`known_labels`
+    for unvalued candidates)."""
     rel = relative(pred, data)
     labels = known_labels(data)
     starts = _starts(data.owner)
     ends = np.r_[starts[1:], len(rel)]
-    best = np.array([s + int(np.argmax(rel[s:e])) for s, e in zip(starts, ends, strict=True)])
+    best = np.array([s + 1 + int(np.argmax(rel[s + 1:e])) if e - s > 1 else s
+                     for s, e in zip(starts, ends, strict=True)])
     return {t: float(np.where(rel[best] > t, labels[best], 0.0).sum()) / max(1, len(best))
             for t in thresholds}
 
