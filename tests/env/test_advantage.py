@@ -264,3 +264,28 @@ def test_unvalued_candidates_count_as_their_decisions_worst() -> None:
                                                 -2.0: pytest.approx(-0.15)}
     assert gains(np.array([0.0, -0.5, -1.0, 0.0, 3.0], np.float32), data, [-0.6]) == {
         -0.6: pytest.approx(-0.15)}
+
+
+def test_set_threshold_copies_the_weights_with_another_threshold(trained: Path,
+                                                                 tmp_path: Path) -> None:
+    from gunzi.bots.advantage_net import ARRAYS, AdvantagePolicy
+    from gunzi.bots.learned import DMC_WEIGHTS
+    from gunzi.cli import app
+
+    out = tmp_path / "t.npz"
+    res = CliRunner().invoke(app, ["set-threshold", str(trained), str(out), "--threshold",
+                                   "-0.75", "--source", "arena, deals 1000-1999"])
+    assert res.exit_code == 0, res.output
+    before, after = AdvantagePolicy(trained), AdvantagePolicy(out)
+    assert after.threshold == -0.75 and before.threshold != -0.75
+    assert after.meta["threshold_source"] == "arena, deals 1000-1999"
+    assert {k: v for k, v in after.meta.items() if not k.startswith("threshold")} == {
+        k: v for k, v in before.meta.items() if not k.startswith("threshold")}
+    with np.load(trained) as a, np.load(out) as b:
+        for name in ARRAYS:
+            np.testing.assert_array_equal(a[name], b[name])
+    # not an advantage net: refused, nothing written
+    dmc = tmp_path / "dmc.npz"
+    res = CliRunner().invoke(app, ["set-threshold", str(DMC_WEIGHTS), str(dmc),
+                                   "--threshold", "0"])
+    assert res.exit_code == 2 and "not an advantage net" in res.output and not dmc.exists()

@@ -43,6 +43,19 @@ def save(path: Path | str, arrays: Mapping[str, np.ndarray], **meta: Any) -> Non
         np.savez_compressed(f, **out)
 
 
+def with_threshold(path: Path | str, out: Path | str, threshold: float, source: str) -> None:
+    """Copy the net at ``path`` to ``out`` with another threshold (the weights unchanged):
+    the trainer's is chosen on its held-out labels, and an arena run on validation deals
+    may find a better one; ``source`` says how it was chosen (``meta.threshold_source``)."""
+    with np.load(Path(path)) as data:
+        if "meta.kind" not in data.files or data["meta.kind"].item() != KIND:
+            raise ValueError(f"{path} is not an advantage net")
+        arrays = {n: data[n] for n in ARRAYS}
+        meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+    meta.update(threshold=float(threshold), threshold_source=source)
+    save(out, arrays, **meta)
+
+
 def kind_of(path: Path | str) -> str:
     """``advantage`` for a file of this module, else the token net's kind (``dmc``)."""
     with np.load(Path(path)) as data:

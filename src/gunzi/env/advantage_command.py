@@ -95,6 +95,27 @@ def train_advantage(
                f"{summary['heldout_gain_per_decision']:.4f} per decision")
 
 
+def set_threshold(
+    file: Annotated[Path, typer.Argument(help="An advantage net (.npz)")],
+    out: Annotated[Path, typer.Argument(help="Where to write the copy")],
+    threshold: Annotated[float, typer.Option(help="The score margin over the rule play a "
+                                             "play needs (a choice net's may be negative)")],
+    source: Annotated[str, typer.Option(help="How it was chosen (kept in the file)")
+                      ] = "set by hand",
+) -> None:
+    """Copy an advantage net with another threshold, e.g. one chosen by arena runs on
+    validation deals (docs/bots.md); the weights are unchanged."""
+    from gunzi.bots.advantage_net import with_threshold
+
+    try:
+        with_threshold(file, out, threshold, source)
+    except (OSError, ValueError, KeyError) as exc:
+        typer.echo(f"gunzi set-threshold: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{out}: threshold {threshold}")
+
+
 def register(app: typer.Typer) -> None:
     app.command(name="label-advantage")(label_advantage)
     app.command(name="train-advantage")(train_advantage)
+    app.command(name="set-threshold")(set_threshold)
