@@ -332,8 +332,9 @@ class LearnedBot(Bot):
         for i, cands in asks:
             v = values[at:at + len(cands)]
             at += len(cands)
-            best = 1 + int(np.argmax(v[1:]))  # the runner-up to the rule play (a choice
-            # net's threshold may be negative: a runner-up within that log-odds of it)
+            # the runner-up to the rule play (a choice net's threshold may be negative: a
+            # runner-up within that log-odds of it)
+            best = 1 + int(np.argmax(v[1:]))
             out[i] = cands[best] if v[best] - v[0] > limit else cands[0]
         return out
 
