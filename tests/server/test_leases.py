@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -237,6 +238,53 @@ def test_a_takeover_fences_the_old_owner_and_the_table_goes_on(
         stored = conn.execute(text(f'SELECT n_actions FROM "{schema}".game_tables '
                                    "WHERE id=:t"), {"t": tid}).scalar_one()
     assert ns == list(range(1, len(ns) + 1)) and stored == len(ns)
+
+
+def test_a_hand_over_waits_for_a_takeover_in_flight_and_releases_its_lease(
+        tmp_path: Path, shared: tuple[str, str, Any]) -> None:
+    """A shutdown that came while this process was taking a table over (lease taken, the
+    stored actions still loading) hands that table over too: before, the takeover finished
+    after the hand-over, and the table's lease was held, with nobody playing, until it
+    expired (CI, stop 23: a third process waited 10 s for a table in vain)."""
+    pg, prefix, _admin = shared
+    opts = {"lease_ttl": 30.0, "lease_margin": 14.0, "bot_delay": 0.02}
+    with TestClient(create_app(_settings(tmp_path, pg, prefix, "a", **opts))) as a:
+        tid = _bot_table(a)
+    # a handed the table over. b does not scan, and a stand-in holds the lease while b
+    # starts (which takes free tables at once), so the only takeover is the one below.
+    leases = redis.Redis.from_url(redis_or_skip())
+    assert leases.set(f"{prefix}lease:{tid}", "elsewhere/0", nx=True, px=60_000)
+    b = TestClient(create_app(_settings(tmp_path, pg, prefix, "b", lease_scan=3600.0,
+                                        **opts)))
+    with b:
+        assert leases.delete(f"{prefix}lease:{tid}") == 1
+        hall = b.app.state.hall  # type: ignore[attr-defined]
+        gate = threading.Event()
+        real_run = hall.store.run
+
+        async def slow_run(fn: Callable[..., Any], *args: Any) -> Any:
+            if fn is claim_table:  # the takeover's database step waits for the test
+                await asyncio.to_thread(gate.wait, 10)
+            return await real_run(fn, *args)
+
+        hall.store.run = slow_run
+        claim = b.portal.start_task_soon(hall.claim, tid)  # type: ignore[union-attr]
+        _until(lambda: leases.get(f"{prefix}lease:{tid}"), 10, "b to take the lease")
+        hand_over = b.portal.start_task_soon(  # type: ignore[union-attr]
+            b.app.state.hand_over)  # type: ignore[attr-defined]
+        _until(lambda: b.app.state.cluster.closing, 10,  # type: ignore[attr-defined]
+               "the hand-over to begin")
+        gate.set()
+        hand_over.result(timeout=20)
+        claim.result(timeout=20)
+        assert leases.get(f"{prefix}lease:{tid}") is None, "the lease was left held"
+        assert tid not in hall.tables
+    # and a third process takes the table at once
+    with TestClient(create_app(_settings(tmp_path, pg, prefix, "c", lease_scan=0.2,
+                                         **opts))) as c:
+        hall_c = c.app.state.hall  # type: ignore[attr-defined]
+        table_c = _until(lambda: hall_c.tables.get(tid), 10, "c to take the table")
+        assert not table_c.broken
 
 
 def test_a_partitioned_owner_stops_before_its_lease_expires(

@@ -210,8 +210,9 @@ class Cluster:
         for task in list(self.tasks):
             task.cancel()
         ids = await stop_tables()
+        held = [*ids, *(t for t in self.until if t not in ids)]  # every lease we still hold
         self.until.clear()
-        await self._release(ids)
+        await self._release(held)
         await self.counts.drop()
         log.info("tables_handed_over", tables=len(ids), owner=self.me)
 

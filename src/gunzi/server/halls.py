@@ -351,7 +351,11 @@ class BaseHall(Generic[T]):
 
     async def stop_tables(self) -> list[str]:
         """Hand-over: stop every table (waiting for an action in flight), close its sockets
-        so they reconnect elsewhere; the ids."""
+        so they reconnect elsewhere; the ids. A takeover still in flight is waited for
+        first: it holds the table's lease already, and a table it registered after this
+        would keep that lease until it expired, with nobody playing it."""
+        if self.claims:
+            await asyncio.gather(*list(self.claims.values()), return_exceptions=True)
         ids = []
         for table in list(self.tables.values()):
             with contextlib.suppress(Exception):
