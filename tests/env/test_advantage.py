@@ -289,3 +289,49 @@ def test_set_threshold_copies_the_weights_with_another_threshold(trained: Path,
     res = CliRunner().invoke(app, ["set-threshold", str(DMC_WEIGHTS), str(dmc),
                                    "--threshold", "0"])
     assert res.exit_code == 2 and "not an advantage net" in res.output and not dmc.exists()
+
+
+def test_average_nets_scores_every_play_with_the_mean_of_the_members(
+        trained: Path, tmp_path: Path) -> None:
+    from gunzi.bots import advantage_net, card_obs, play_features
+    from gunzi.bots.advantage_net import ARRAYS, AdvantagePolicy
+    from gunzi.bots.learned import DMC_WEIGHTS
+    from gunzi.cli import app
+
+    # a second member: the trained net's weights moved at random (another net of the
+    # same shape and metadata), a third one of another width
+    rng = np.random.default_rng(3)
+    with np.load(trained) as data:
+        arrays = {n: data[n] + rng.normal(0, 0.1, data[n].shape).astype(np.float32)
+                  for n in ARRAYS}
+        meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+    meta["threshold"] = 0.5
+    other = tmp_path / "other.npz"
+    advantage_net.save(other, arrays, **meta)
+    out = tmp_path / "mean.npz"
+    res = CliRunner().invoke(app, ["average-nets", str(out), str(trained), str(other),
+                                   "--threshold", "-0.5", "--source", "a test"])
+    assert res.exit_code == 0, res.output
+    members = [AdvantagePolicy(trained), AdvantagePolicy(other)]
+    mean = AdvantagePolicy(out)
+    obs = rng.normal(0, 1, (3, card_obs.OBS_SIZE)).astype(np.float32)
+    feats = rng.normal(0, 1, (7, play_features.SIZE)).astype(np.float32)
+    owner = np.array([0, 0, 1, 2, 2, 2, 1], dtype=np.intp)
+    # each member scored on its own, then averaged by hand
+    want = (members[0].shared(obs, owner, feats) + members[1].shared(obs, owner, feats)) / 2
+    np.testing.assert_allclose(mean.shared(obs, owner, feats), want, rtol=1e-4, atol=1e-5)
+    assert mean.threshold == -0.5 and mean.meta["threshold_source"] == "a test"
+    assert mean.meta["hands"] == 2 * members[0].meta["hands"]
+    # without a threshold: the members' mean
+    advantage_net.average([trained, other], tmp_path / "m2.npz")
+    assert AdvantagePolicy(tmp_path / "m2.npz").threshold == pytest.approx(
+        (members[0].threshold + 0.5) / 2)
+    # members trained for other cards held, or not advantage nets: refused, nothing written
+    meta["max_cards"] = int(meta.get("max_cards", 15)) + 1
+    advantage_net.save(other, arrays, **meta)
+    for bad in (other, DMC_WEIGHTS):
+        res = CliRunner().invoke(app, ["average-nets", str(tmp_path / "bad.npz"),
+                                       str(trained), str(bad)])
+        assert res.exit_code == 2 and not (tmp_path / "bad.npz").exists(), res.output
+    res = CliRunner().invoke(app, ["average-nets", str(tmp_path / "bad.npz"), str(trained)])
+    assert res.exit_code == 2 and "at least two" in res.output

@@ -17,7 +17,7 @@ exceeds it (chosen on held-out hands by the trainer).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,69 @@ def with_threshold(path: Path | str, out: Path | str, threshold: float, source: 
         meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
     meta.update(threshold=float(threshold), threshold_source=source)
     save(out, arrays, **meta)
+
+
+def average(paths: Sequence[Path | str], out: Path | str, *, threshold: float | None = None,
+            source: str = "") -> None:
+    """Write to ``out`` one advantage net whose score is the mean of the nets' at ``paths``
+    (an ensemble, for nets trained on different hands: the labelled hands are costly and the
+    mean of two nets fitted on disjoint sets errs less than either). It is a plain net of
+    this module, so the bot, the search's prior and the batching take it unchanged: the
+    first layers are stacked, the hidden layers block-diagonal (each member's units see only
+    its own), the output layer's weights divided by the number of members. The members must
+    agree on what they were trained for (rules, features, cards held); the threshold is
+    ``threshold`` (choose it by arena) or else their mean."""
+    if len(paths) < 2:
+        raise ValueError("give at least two nets to average")
+    members: list[tuple[dict[str, np.ndarray], dict[str, Any]]] = []
+    for path in paths:
+        with np.load(Path(path)) as data:
+            if "meta.kind" not in data.files or data["meta.kind"].item() != KIND:
+                raise ValueError(f"{path} is not an advantage net")
+            arrays = {n: np.asarray(data[n], dtype=np.float32) for n in ARRAYS}
+            meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+        members.append((arrays, meta))
+    same = ("obs_version", "features_version", "preset", "options", "max_cards", "objective")
+    first = members[0][1]
+    for path, (_, meta) in zip(paths[1:], members[1:], strict=True):
+        differ = [k for k in same if meta.get(k) != first.get(k)]
+        if differ:
+            raise ValueError(f"{path} was trained for other {', '.join(differ)} than "
+                             f"{paths[0]}")
+    k = len(members)
+    ws = [a for a, _ in members]
+
+    def block(name: str) -> np.ndarray:
+        rows = sum(w[name].shape[0] for w in ws)
+        cols = sum(w[name].shape[1] for w in ws)
+        got = np.zeros((rows, cols), dtype=np.float32)
+        r = c = 0
+        for w in ws:
+            got[r:r + w[name].shape[0], c:c + w[name].shape[1]] = w[name]
+            r, c = r + w[name].shape[0], c + w[name].shape[1]
+        return got
+
+    arrays_out = {
+        "state.weight": np.vstack([w["state.weight"] for w in ws]),
+        "state.bias": np.concatenate([w["state.bias"] for w in ws]),
+        "action.weight": np.vstack([w["action.weight"] for w in ws]),
+        "body.1.weight": block("body.1.weight"),
+        "body.1.bias": np.concatenate([w["body.1.bias"] for w in ws]),
+        "body.3.weight": block("body.3.weight"),
+        "body.3.bias": np.concatenate([w["body.3.bias"] for w in ws]),
+        "body.5.weight": np.hstack([w["body.5.weight"] for w in ws]) / k,
+        "body.5.bias": np.asarray([np.mean([w["body.5.bias"][0] for w in ws])]),
+    }
+    meta_out = {key: v for key, v in first.items() if key in same or key == "kind"}
+    thresholds = [float(m.get("threshold", 0.0)) for _, m in members]
+    meta_out.update(
+        members=json.dumps([str(p) for p in paths]),
+        hands=int(sum(int(m.get("hands", 0)) for _, m in members)),
+        decisions=int(sum(int(m.get("decisions", 0)) for _, m in members)),
+        hidden=int(arrays_out["state.bias"].shape[0]),
+        threshold=float(np.mean(thresholds)) if threshold is None else float(threshold),
+        threshold_source=source or ("the members' mean" if threshold is None else "set"))
+    save(out, arrays_out, **meta_out)
 
 
 def kind_of(path: Path | str) -> str:

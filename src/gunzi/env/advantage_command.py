@@ -115,7 +115,29 @@ def set_threshold(
     typer.echo(f"{out}: threshold {threshold}")
 
 
+def average_nets(
+    out: Annotated[Path, typer.Argument(help="Where to write the averaged net (.npz)")],
+    nets: Annotated[list[Path], typer.Argument(help="Two or more advantage nets")],
+    threshold: Annotated[float | None, typer.Option(help="Its threshold (default: the "
+                                                    "members' mean; choose it by arena)")
+                         ] = None,
+    source: Annotated[str, typer.Option(help="How the threshold was chosen (kept in the "
+                                           "file)")] = "",
+) -> None:
+    """Write one advantage net that scores every play with the mean of the nets' scores
+    (an ensemble of nets trained on different hands), loadable wherever one net is."""
+    from gunzi.bots.advantage_net import average
+
+    try:
+        average(nets, out, threshold=threshold, source=source)
+    except (OSError, ValueError, KeyError) as exc:
+        typer.echo(f"gunzi average-nets: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{out}: the mean of {len(nets)} nets")
+
+
 def register(app: typer.Typer) -> None:
     app.command(name="label-advantage")(label_advantage)
     app.command(name="train-advantage")(train_advantage)
     app.command(name="set-threshold")(set_threshold)
+    app.command(name="average-nets")(average_nets)
