@@ -2,6 +2,7 @@
 distilled"): the figures behind that section's reasons, reproducible.
 
     python scripts/distill_check.py auc NET.npz runs/st1 [--holdout 10]
+    python scripts/distill_check.py overlap NET.npz runs/st2 [--threshold -1.0]
     python scripts/distill_check.py agreement [--hands 12] [--seed 2000]
 
 ``auc``: on the trainer's held-out shards (every ``holdout``-th, as ``train-advantage``
@@ -20,6 +21,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +74,31 @@ def auc(net_path: str, folder: str, holdout: int) -> dict[str, float]:
             "table_auc": round(_auc(table, deviated), 3)}
 
 
+def overlap(net_path: str, folder: str, holdout: int, threshold: float) -> dict[str, Any]:
+    """On the held-out shards: where the bot at ``threshold`` leaves the rule play, where
+    the search does, how often both (and with the same play)."""
+    from gunzi.bots.advantage_net import AdvantagePolicy
+    from gunzi.env.advantage_train import load
+
+    _, held = load([Path(folder)], holdout)
+    pred = AdvantagePolicy(net_path).shared(held.obs.astype(np.float32),
+                                            held.owner.astype(np.intp),
+                                            held.feats.astype(np.float32))
+    starts, deviated, _ = _decisions(held)
+    ends = np.r_[starts[1:], len(pred)]
+    net = both = same = 0
+    for s, e, d in zip(starts, ends, deviated, strict=True):
+        best = 1 + int(np.argmax(pred[s + 1:e]))
+        if pred[s + best] - pred[s] > threshold:
+            net += 1
+            both += int(d)
+            same += int(d and best == int(np.argmax(held.chosen[s:e])))
+    return {"heldout_decisions": len(deviated), "search_leaves": int(deviated.sum()),
+            "net_leaves": net, "both": both, "both_same_play": same,
+            "precision": round(both / max(net, 1), 3),
+            "recall": round(both / max(int(deviated.sum()), 1), 3)}
+
+
 def agreement(hands: int, seed: int) -> dict[str, int]:
     from gunzi.bots.base import observe
     from gunzi.bots.rule import RuleBot
@@ -112,12 +139,19 @@ def main() -> None:
     a.add_argument("net")
     a.add_argument("data")
     a.add_argument("--holdout", type=int, default=10)
+    o = sub.add_parser("overlap")
+    o.add_argument("net")
+    o.add_argument("data")
+    o.add_argument("--holdout", type=int, default=10)
+    o.add_argument("--threshold", type=float, default=-1.0)
     g = sub.add_parser("agreement")
     g.add_argument("--hands", type=int, default=12)
     g.add_argument("--seed", type=int, default=2000)
     args = p.parse_args()
-    out = (auc(args.net, args.data, args.holdout) if args.what == "auc"
-           else agreement(args.hands, args.seed))
+    out: dict[str, Any] = (
+        auc(args.net, args.data, args.holdout) if args.what == "auc"
+        else overlap(args.net, args.data, args.holdout, args.threshold)
+        if args.what == "overlap" else agreement(args.hands, args.seed))
     print(json.dumps(out))
 
 
