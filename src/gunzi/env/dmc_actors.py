@@ -174,20 +174,27 @@ def _work(task: tuple[list[Job], Arrays | None]) -> list[Trajectory]:
 
 
 class LocalPool:
-    """``k`` local processes (spawned: they import no PyTorch and share nothing)."""
+    """``k`` local processes (spawned: they import no PyTorch and share nothing), each its
+    own one-process pool, so part ``i`` of a round is always played by process ``i``: with
+    one shared pool, a process that finished starting first could take every part while
+    another was still importing (seen in CI: one process played all the hands)."""
 
     def __init__(self, game: Game, k: int) -> None:
         self.k = k
         context = multiprocessing.get_context("spawn")
-        self.pool = context.Pool(k, initializer=_init_worker, initargs=(game,))
+        self.pools = [context.Pool(1, initializer=_init_worker, initargs=(game,))
+                      for _ in range(k)]
 
     def play(self, jobs: Sequence[Job], arrays: Arrays | None) -> list[Trajectory]:
-        return _by_hand(self.pool.imap_unordered(
-            _work, [(part, arrays) for part in chunks(jobs, self.k)]))
+        pending = [pool.apply_async(_work, ((part, arrays),))
+                   for pool, part in zip(self.pools, chunks(jobs, self.k), strict=False)]
+        return _by_hand([p.get() for p in pending])
 
     def close(self) -> None:
-        self.pool.close()
-        self.pool.join()
+        for pool in self.pools:
+            pool.close()
+        for pool in self.pools:
+            pool.join()
 
 
 class RayPool:
