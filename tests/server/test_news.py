@@ -87,3 +87,28 @@ def test_a_ladder_total_reread_at_one_process_reaches_the_others_tables(
         while ("gunzi", key) in hall_b.ladder_cache:
             assert time.monotonic() < deadline, "b kept its cache across a lost subscription"
             time.sleep(0.05)
+
+
+def test_closing_ends_the_listener_even_when_it_was_not_cancelled() -> None:
+    """A listener whose cancellation was lost (or never sent) ends when its News is closed,
+    instead of making the subscription again against the closed client for ever."""
+    import asyncio
+    import secrets
+
+    from .util import drop_keys, redis_or_skip
+
+    url = redis_or_skip()
+    prefix = f"gunzi-test-{secrets.token_hex(4)}:"
+
+    async def scenario() -> None:
+        news = News(url, prefix, "a/1")
+        task = asyncio.get_running_loop().create_task(news.listen())
+        await asyncio.wait_for(news.subscribed.wait(), 10)
+        await news.close()
+        await asyncio.wait_for(task, 10)  # ended by itself: nothing cancelled it
+        assert task.done() and not task.cancelled()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        drop_keys(prefix)

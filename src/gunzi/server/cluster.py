@@ -218,8 +218,11 @@ class Cluster:
 
     async def close(self) -> None:
         self.closing = True
-        for task in list(self.tasks):
+        tasks = list(self.tasks)
+        for task in tasks:
             task.cancel()
+        if tasks:  # let them end before their Redis clients close (bounded: never hang here)
+            await asyncio.wait(tasks, timeout=2.0)
         await self.news.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()

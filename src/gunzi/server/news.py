@@ -38,6 +38,7 @@ class News:
         self.handlers: dict[str, list[Handler]] = {}
         self.gaps: list[Callable[[], None]] = []
         self.subscribed = asyncio.Event()
+        self.closed = False
 
     def on(self, kind: str, handler: Handler, gap: Callable[[], None]) -> None:
         """Call ``handler(body)`` for each ``kind`` message of another process, and ``gap()``
@@ -55,9 +56,12 @@ class News:
             log.warning("news_publish_failed", kind=kind, error=type(exc).__name__)
 
     async def listen(self) -> None:
-        """Receive until cancelled; a lost subscription is made again after a second."""
+        """Receive until cancelled or closed; a lost subscription is made again after a
+        second. Closing ends it too: the Redis client's pub/sub has been seen to absorb a
+        cancellation, and the loop then retried against the closed client for ever, so a
+        shutting-down process never finished (CI, a hand-over test's third process)."""
         first = True
-        while True:
+        while not self.closed:
             try:
                 async with self.redis.pubsub() as pubsub:
                     await pubsub.subscribe(self.channel)
@@ -73,6 +77,8 @@ class News:
                 raise
             except Exception as exc:
                 self.subscribed.clear()
+                if self.closed:
+                    return
                 log.warning("news_subscription_lost", error=type(exc).__name__)
                 await asyncio.sleep(1.0)
 
@@ -91,5 +97,6 @@ class News:
                             error=type(exc).__name__)
 
     async def close(self) -> None:
+        self.closed = True
         with contextlib.suppress(Exception):
             await self.redis.aclose()
