@@ -9,7 +9,8 @@ distilled"): the figures behind that section's reasons, reproducible.
 splits them), how well the net's margin (best other play's score minus the rule play's)
 ranks the decisions where the search left the rule play (AUC), against a lookup table of
 the training shards' deviation rates by number of candidates, lead or follow, and cards
-held. ``agreement``: two searches (150 rollouts, no clock) of each late card play of
+held. ``overlap``: where the bot at a threshold and the search leave the rule play, and
+how often together. ``agreement``: two searches (150 rollouts, no clock) of each late card play of
 rule-bot hands, with different generators: how often both, one or neither leave the rule
 play, and how often two that do pick the same play.
 """
@@ -54,14 +55,20 @@ def _decisions(data: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts, deviated, key
 
 
-def auc(net_path: str, folder: str, holdout: int) -> dict[str, float]:
+def _scores(net_path: str, held: Labelled) -> np.ndarray:
+    """The net's score of every held-out candidate."""
     from gunzi.bots.advantage_net import AdvantagePolicy
+
+    return AdvantagePolicy(net_path).shared(held.obs.astype(np.float32),
+                                            held.owner.astype(np.intp),
+                                            held.feats.astype(np.float32))
+
+
+def auc(net_path: str, folder: str, holdout: int) -> dict[str, float]:
     from gunzi.env.advantage_train import load
 
     train, held = load([Path(folder)], holdout)
-    net = AdvantagePolicy(net_path)
-    pred = net.shared(held.obs.astype(np.float32), held.owner.astype(np.intp),
-                      held.feats.astype(np.float32))
+    pred = _scores(net_path, held)
     starts, deviated, key = _decisions(held)
     ends = np.r_[starts[1:], len(pred)]
     margin = np.array([(pred[s + 1:e] - pred[s]).max() for s, e in zip(starts, ends,
@@ -77,13 +84,10 @@ def auc(net_path: str, folder: str, holdout: int) -> dict[str, float]:
 def overlap(net_path: str, folder: str, holdout: int, threshold: float) -> dict[str, Any]:
     """On the held-out shards: where the bot at ``threshold`` leaves the rule play, where
     the search does, how often both (and with the same play)."""
-    from gunzi.bots.advantage_net import AdvantagePolicy
     from gunzi.env.advantage_train import load
 
     _, held = load([Path(folder)], holdout)
-    pred = AdvantagePolicy(net_path).shared(held.obs.astype(np.float32),
-                                            held.owner.astype(np.intp),
-                                            held.feats.astype(np.float32))
+    pred = _scores(net_path, held)
     starts, deviated, _ = _decisions(held)
     ends = np.r_[starts[1:], len(pred)]
     net = both = same = 0

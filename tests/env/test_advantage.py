@@ -299,7 +299,7 @@ def test_average_nets_scores_every_play_with_the_mean_of_the_members(
     from gunzi.cli import app
 
     # a second member: the trained net's weights moved at random (another net of the
-    # same shape and metadata), a third one of another width
+    # same shape and metadata)
     rng = np.random.default_rng(3)
     with np.load(trained) as data:
         arrays = {n: data[n] + rng.normal(0, 0.1, data[n].shape).astype(np.float32)

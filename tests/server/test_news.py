@@ -8,6 +8,8 @@ when either is unreachable.
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +24,7 @@ from gunzi.server import db
 from gunzi.server.app import create_app
 from gunzi.server.news import News
 
-from .util import guest, node_settings, pg_and_prefix
+from .util import drop_keys, guest, node_settings, pg_and_prefix, redis_or_skip
 
 pytestmark = pytest.mark.postgres
 
@@ -92,11 +94,6 @@ def test_a_ladder_total_reread_at_one_process_reaches_the_others_tables(
 def test_closing_ends_the_listener_even_when_it_was_not_cancelled() -> None:
     """A listener whose cancellation was lost (or never sent) ends when its News is closed,
     instead of making the subscription again against the closed client for ever."""
-    import asyncio
-    import secrets
-
-    from .util import drop_keys, redis_or_skip
-
     url = redis_or_skip()
     prefix = f"gunzi-test-{secrets.token_hex(4)}:"
 

@@ -43,15 +43,21 @@ def save(path: Path | str, arrays: Mapping[str, np.ndarray], **meta: Any) -> Non
         np.savez_compressed(f, **out)
 
 
+def read(path: Path | str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The :data:`ARRAYS` (float32) and the metadata of the advantage net at ``path``;
+    ValueError for any other file."""
+    with np.load(Path(path)) as data:
+        meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+        if meta.get("kind") != KIND:
+            raise ValueError(f"{path} is not an advantage net")
+        return {n: np.asarray(data[n], dtype=np.float32) for n in ARRAYS}, meta
+
+
 def with_threshold(path: Path | str, out: Path | str, threshold: float, source: str) -> None:
     """Copy the net at ``path`` to ``out`` with another threshold (the weights unchanged):
     the trainer's is chosen on its held-out labels, and an arena run on validation deals
     may find a better one; ``source`` says how it was chosen (``meta.threshold_source``)."""
-    with np.load(Path(path)) as data:
-        if "meta.kind" not in data.files or data["meta.kind"].item() != KIND:
-            raise ValueError(f"{path} is not an advantage net")
-        arrays = {n: data[n] for n in ARRAYS}
-        meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
+    arrays, meta = read(path)
     meta.update(threshold=float(threshold), threshold_source=source)
     save(out, arrays, **meta)
 
@@ -68,14 +74,7 @@ def average(paths: Sequence[Path | str], out: Path | str, *, threshold: float | 
     ``threshold`` (choose it by arena) or else their mean."""
     if len(paths) < 2:
         raise ValueError("give at least two nets to average")
-    members: list[tuple[dict[str, np.ndarray], dict[str, Any]]] = []
-    for path in paths:
-        with np.load(Path(path)) as data:
-            if "meta.kind" not in data.files or data["meta.kind"].item() != KIND:
-                raise ValueError(f"{path} is not an advantage net")
-            arrays = {n: np.asarray(data[n], dtype=np.float32) for n in ARRAYS}
-            meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
-        members.append((arrays, meta))
+    members = [read(path) for path in paths]
     same = ("obs_version", "features_version", "preset", "options", "max_cards", "objective")
     first = members[0][1]
     for path, (_, meta) in zip(paths[1:], members[1:], strict=True):
@@ -107,7 +106,7 @@ def average(paths: Sequence[Path | str], out: Path | str, *, threshold: float | 
         "body.5.weight": np.hstack([w["body.5.weight"] for w in ws]) / k,
         "body.5.bias": np.asarray([np.mean([w["body.5.bias"][0] for w in ws])]),
     }
-    meta_out = {key: v for key, v in first.items() if key in same or key == "kind"}
+    meta_out = {key: v for key, v in first.items() if key in same}
     thresholds = [float(m.get("threshold", 0.0)) for _, m in members]
     meta_out.update(
         members=json.dumps([str(p) for p in paths]),
@@ -129,12 +128,9 @@ class AdvantagePolicy:
     """An exported advantage net (float32 numpy)."""
 
     def __init__(self, path: Path | str) -> None:
-        with np.load(Path(path)) as data:
-            self.meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta.")}
-            w = {n: np.asarray(data[n], dtype=np.float32) for n in ARRAYS}
+        w, self.meta = read(path)
         versions = (self.meta.get("obs_version"), self.meta.get("features_version"))
-        if self.meta.get("kind") != KIND or versions != (
-                card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
+        if versions != (card_obs.OBS_VERSION, play_features.FEATURES_VERSION):
             raise ValueError(f"{path} is not an advantage net for observation "
                              f"v{card_obs.OBS_VERSION} and play features "
                              f"v{play_features.FEATURES_VERSION}")

@@ -207,8 +207,7 @@ class Cluster:
         if self.closing:
             return
         self.closing = True
-        for task in list(self.tasks):
-            task.cancel()
+        await self._stop_loops()
         ids = await stop_tables()
         held = [*ids, *(t for t in self.until if t not in ids)]  # every lease we still hold
         self.until.clear()
@@ -216,13 +215,18 @@ class Cluster:
         await self.counts.drop()
         log.info("tables_handed_over", tables=len(ids), owner=self.me)
 
-    async def close(self) -> None:
-        self.closing = True
+    async def _stop_loops(self) -> None:
+        """Cancel the renewal, scan and news loops and let them end (at most 2 s: never hang
+        here) before their Redis clients close."""
         tasks = list(self.tasks)
         for task in tasks:
             task.cancel()
-        if tasks:  # let them end before their Redis clients close (bounded: never hang here)
+        if tasks:
             await asyncio.wait(tasks, timeout=2.0)
+
+    async def close(self) -> None:
+        self.closing = True
+        await self._stop_loops()
         await self.news.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
