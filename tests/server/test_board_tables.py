@@ -19,7 +19,7 @@ from gunzi.cli import app as cli_app
 from gunzi.ladder.points import quoridor_points
 from gunzi.quoridor import records
 from gunzi.quoridor.bots import RuleBot
-from gunzi.quoridor.game import Move, QuoridorGame, Wall
+from gunzi.quoridor.game import Action, Pass, QuoridorGame, Wall
 from gunzi.quoridor.rules import preset
 from gunzi.server import db
 from gunzi.server.app import create_app
@@ -36,9 +36,11 @@ def recv(ws: Any, kinds: tuple[str, ...] | str) -> dict[str, Any]:
             return f
 
 
-def as_payload(action: Move | Wall) -> dict[str, Any]:
+def as_payload(action: Action) -> dict[str, Any]:
     if isinstance(action, Wall):
         return {"type": "wall", "wall": action.text()}
+    if isinstance(action, Pass):
+        return {"type": "pass"}
     return {"type": "move", "to": action.text()}
 
 
@@ -91,8 +93,9 @@ def play_until(m: Mirror, seat: int, stop: int | None = None, prefix: str = "a")
     while not m.game.is_over and (stop is None or n < stop):
         if m.game.to_act == seat:
             n += 1
+            # a pawn boxed in with no wall to place must pass (the engine's only legal action)
             action = bot.choose(m.game, seat, rng)
-            assert isinstance(action, Move | Wall)
+            assert action in m.game.legal_actions(seat)
             ack = m.act(f"{prefix}{n}", as_payload(action))
             assert ack["ok"], ack
         else:

@@ -207,6 +207,8 @@ function render() {
   $("bb-wall-note").hidden = !(st.pending && !pendingOk && myTurn());
   if (st.pending) $("bb-place").textContent = t("bb_confirm_wall", { w: wallName(st.pending) });
   $("bb-again").hidden = !(v.is_over && st.seat != null);
+  // Boxed in with no wall to place, the engine's only legal action is the pass.
+  $("bb-pass-row").hidden = !(myTurn() && v.legal.length === 1 && v.legal[0] === "pass");
   const rec = $("btn-record");
   rec.hidden = false;
   rec.href = `/api/board/tables/${encodeURIComponent(st.id)}/record`;
@@ -302,6 +304,7 @@ async function main() {
     render();
   });
   $("bb-place").addEventListener("click", placePending);
+  $("bb-pass").addEventListener("click", () => send({ type: "pass" }));
   $("bb-cancel").addEventListener("click", () => { st.pending = null; render(); });
   $("bb-again").addEventListener("click", async () => {
     const id = await quick(st.info ? st.info.preset : "quoridor-2");
