@@ -240,6 +240,31 @@ def test_cli_arena_json(tmp_path: Path) -> None:
     assert "arena: 3/3 pairs" in result.stderr
 
 
+@pytest.mark.parametrize(("spec", "why"), [
+    ("search:rollouts=0", "rollouts must be at least 1"),
+    ("search:rollouts=abc", "rollouts must be an integer, not 'abc'"),
+    ("learned:threshold=x", "threshold must be a number or none, not 'x'"),
+    ("learned:weights=/nonexistent.npz", "No such file or directory: /nonexistent.npz"),
+    ("learned:weights=README.md", "README.md is not a weights file"),
+    ("rule:depth=3", "unexpected parameter 'depth'; rule takes "),
+])
+def test_cli_refuses_a_bad_bot_parameter_before_any_worker_starts(
+        spec: str, why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot constructor's ValueError or OSError, or a value that does not fit the
+    parameter's type, is one line naming the spec and exit 2; no worker pool starts."""
+    def no_pool(*_: Any) -> Any:
+        raise AssertionError("a worker pool started")
+
+    monkeypatch.setattr(R, "_pairs_in_pool", no_pool)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # README.md: not a weights file
+    result = CliRunner().invoke(_app(), ["arena", "--bots", f"{spec},rule", "--rules",
+                                         "classic-1", "--deals", "2", "--workers", "2"])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"bot {spec!r}: ") and why in lines[0]
+
+
 def test_cli_bank_make_info_and_use(tmp_path: Path) -> None:
     runner = CliRunner()
     app = _app()

@@ -48,3 +48,16 @@ def test_gunzi_arena_runs_openspiel_ismcts_by_duplicate() -> None:
     report = json.loads(result.stdout[result.stdout.index("{"):])
     assert report["bots"]["A"] == "openspiel:ismcts:simulations=2"
     assert report["pairs"] == 1 and report["hands"] == 2
+
+
+@pytest.mark.parametrize(("spec", "why"), [
+    ("openspiel:bogus", "unknown OpenSpiel algorithm 'bogus'; choose one of ismcts, mcts, "
+                        "random"),
+    ("openspiel:ismcts:simulations=0", "simulations must be at least 1, not 0"),
+    ("openspiel:ismcts:simulations=many", "simulations must be an integer, not 'many'"),
+])
+def test_gunzi_arena_refuses_a_bad_openspiel_spec_in_one_line(spec: str, why: str) -> None:
+    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},rule", "--rules",
+                                      "classic-1", "--deals", "2"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [f"bot {spec!r}: {why}"]

@@ -132,3 +132,7 @@ def test_arena_command_dispatches_quoridor() -> None:
     res = runner.invoke(app, ["arena", "--rules", "quoridor-2", "--bots", "rule,nobot",
                               "--deals", "1", "--quiet"])
     assert res.exit_code == 2 and "nobot" in res.output
+    res = runner.invoke(app, ["arena", "--rules", "quoridor-2", "--bots",
+                              "search:max_depth=x,random", "--deals", "1", "--quiet"])
+    assert res.exit_code == 2 and res.stderr.splitlines() == [
+        "bot 'search:max_depth=x': max_depth must be an integer, not 'x'"]

@@ -53,7 +53,7 @@ def test_play_takes_bot_specs_with_parameters_as_the_arena(tmp_path: Path) -> No
     assert session.bot_names == [spec, "rule", "search:rollouts=5"]
     with pytest.raises(GunziError, match="key=value"):
         command.build_session(bots="search:rollouts=5:fast", record=tmp_path / "x.jsonl")
-    with pytest.raises(GunziError, match="unexpected keyword"):
+    with pytest.raises(GunziError, match="unexpected parameter 'depth'"):
         command.build_session(bots="rule:depth=3", record=tmp_path / "y.jsonl")
 
 

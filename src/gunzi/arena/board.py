@@ -26,8 +26,9 @@ from typing import Any
 from gunzi.arena.duplicate import Decide, Duplicate, play_game, play_sides
 from gunzi.arena.runner import parse_bots
 from gunzi.arena.stats import mean_ci95, percentile
+from gunzi.bots.registry import call_with
 from gunzi.engine.errors import GunziError
-from gunzi.quoridor.bots import Bot, RandomBot, make_bot
+from gunzi.quoridor.bots import BOTS, Bot, RandomBot, make_bot
 from gunzi.quoridor.game import Action, QuoridorGame, WallEvent, format_action
 from gunzi.quoridor.rules import QuoridorRules
 
@@ -39,10 +40,11 @@ def _rng(key: str) -> random.Random:
 
 
 def _bot(text: str, name: str, params: tuple[tuple[str, Any], ...]) -> Bot:
-    try:
-        return make_bot(name, **dict(params))
-    except TypeError as exc:
-        raise GunziError(f"bot {text!r}: {exc}") from None
+    """The 步步为营 bot of a spec, its parameters checked as the card bots' are
+    (:func:`gunzi.bots.registry.call_with`): a bad one is a GunziError naming the spec."""
+    if name not in BOTS:
+        make_bot(name)  # the error lists the valid names
+    return call_with(BOTS[name], name, params, text)
 
 
 def opening(rules: QuoridorRules, plies: int, rng: random.Random) -> list[str]:

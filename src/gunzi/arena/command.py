@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gunzi import presets
@@ -22,11 +23,11 @@ from gunzi.progress import Reporter
 
 
 def _err() -> Console:
-    return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True)  # a message stays one line
 
 
 def _fail(message: str) -> typer.Exit:
-    _err().print(f"[red]{message}[/red]", highlight=False)
+    _err().print(f"[red]{escape(message)}[/red]", highlight=False)
     return typer.Exit(2)
 
 

@@ -17,6 +17,7 @@ exceeds it (chosen on held-out hands by the trainer).
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -119,8 +120,16 @@ def average(paths: Sequence[Path | str], out: Path | str, *, threshold: float | 
 
 
 def kind_of(path: Path | str) -> str:
-    """``advantage`` for a file of this module, else the token net's kind (``dmc``)."""
-    with np.load(Path(path)) as data:
+    """``advantage`` for a file of this module, else the token net's kind (``dmc``);
+    ValueError for a file that is not an .npz of arrays (OSError when it cannot be read)."""
+    try:
+        data = np.load(Path(path))
+    except (ValueError, EOFError, zipfile.BadZipFile):  # text, pickle, empty, broken zip
+        data = None
+    if not isinstance(data, np.lib.npyio.NpzFile):  # also a lone .npy array
+        raise ValueError(f"{path} is not a weights file (.npz of gunzi export-policy or "
+                         "gunzi train-advantage)")
+    with data:
         return str(data["meta.kind"].item()) if "meta.kind" in data.files else "dmc"
 
 

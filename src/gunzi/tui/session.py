@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gunzi.bots.base import Bot, RandomBot, observe
-from gunzi.bots.registry import make_bot, parse_spec
+from gunzi.bots.registry import make_with, parse_spec
 from gunzi.engine import actions as A
 from gunzi.engine import cards as C
 from gunzi.engine import records
@@ -64,14 +64,12 @@ def load_bot(name: str) -> tuple[Bot, str, str | None]:
     ``search:rollouts=50``: :func:`gunzi.bots.registry.parse_spec`) — "rule" falls back to
     "random" when it cannot be loaded."""
     bot, params = parse_spec(name)  # a malformed spec is a GunziError
-    try:
-        return make_bot(bot, **dict(params)), name, None
-    except GunziError:
-        raise
-    except Exception as exc:
+    try:  # a bad parameter or one the bot refuses is a GunziError naming the spec
+        return make_with(bot, params, name), name, None
+    except GunziError as exc:
         if name == "rule":
-            return RandomBot(), "random", f"{type(exc).__name__}: {exc}"
-        raise GunziError(f"bot {name!r} cannot be loaded: {exc}") from None
+            return RandomBot(), "random", str(exc)
+        raise
 
 
 def parse_bots(text: str | Sequence[str] | None) -> list[str]:
