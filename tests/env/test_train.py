@@ -64,6 +64,24 @@ def _train(out: Path, *args: str) -> Any:
                                     *args])
 
 
+@pytest.mark.parametrize(("args", "why"), [
+    (["--rules", "quoridor-2"], "--rules quoridor-2 is a 步步为营 preset; gunzi train learns "
+                                "the card games: gunzi, classic-1"),
+    (["--rules", "nope"], "unknown rule preset 'nope'"),
+    (["-o", "follow=xx"], "rule option 'follow' cannot be 'xx'; valid values: 'dead', 'live'"),
+    (["-o", "follow"], "rule override 'follow' must look like option=value"),
+    (["--resume", "-o", "follow=xx"], "rule option 'follow' cannot be 'xx'"),
+])
+def test_a_bad_preset_or_option_is_one_line_and_exit_2(tmp_path: Path, args: list[str],
+                                                      why: str) -> None:
+    result = _train(tmp_path / "run", "--hands", "16", *args)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gunzi train: ") and why in lines[0], lines
+    assert not (tmp_path / "run").exists()
+
+
 def test_resume_keeps_the_runs_settings_and_refuses_others(tmp_path: Path) -> None:
     run = tmp_path / "run"
     first = _train(run, "--rules", "gunzi", "-o", "follow=live", "--hands", "2", "--seed",

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gunzi import presets
 from gunzi.bots.registry import names
 from gunzi.cli_options import CardRulesOpt, OptionOpt
 from gunzi.engine.errors import GunziError
@@ -99,9 +100,13 @@ def train(
 ) -> None:
     """Train an action-conditioned value net by self-play (DouZero-style Deep Monte-Carlo)."""
     dmc = _dmc("train")
-    changes = CATALOG.parse_overrides(option or [])
-    if not resume:  # a resumed run's rules are its own (given ones are compared below)
-        preset(rules, **changes)  # refuse a bad preset or option before any work
+    try:  # a bad preset or option is refused before any work, as simulate and arena do
+        changes = CATALOG.parse_overrides(option or [])
+        if not resume:  # a resumed run's rules are its own (given ones are compared below)
+            _check_rules(rules, changes)
+    except GunziError as exc:
+        typer.echo(f"gunzi train: {exc}", err=True)
+        raise typer.Exit(2) from None
     if imitate is not None and imitate not in names():
         typer.echo(f"gunzi train: no bot {imitate!r} to imitate; bots: {', '.join(names())}",
                    err=True)
@@ -153,6 +158,15 @@ def train(
     _report("train", work, json_out,
             "{hands_done} hands, {updates} updates this run, last loss {last_loss:.4f}, "
             "{seconds:.0f} s; {checkpoint}")
+
+
+def _check_rules(rules: str, changes: dict[str, Any]) -> None:
+    """GunziError unless ``rules`` with ``changes`` is a card game's ruleset (the net plays
+    cards: a 步步为营 preset is named as such)."""
+    if presets.is_board(rules):
+        raise GunziError(f"--rules {rules} is a 步步为营 preset; gunzi train learns the card "
+                         f"games: {presets.listing(presets.CARDS)}")
+    preset(rules, **changes)
 
 
 def _resumed(dmc: ModuleType, saved: Any, ctx: typer.Context,
