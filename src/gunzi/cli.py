@@ -615,10 +615,10 @@ def rules_cmd(
 
 
 def _register_subsystems() -> None:
-    """Commands owned by other packages (terminal play, ...) add themselves here."""
+    """Commands owned by other packages (terminal play, ...) add themselves here. Importing
+    gunzi.env also registers its OpenSpiel bot (``openspiel:ismcts``) for every command."""
     from gunzi.arena.command import register as register_arena
     from gunzi.arena.policy_eval import evaluator
-    from gunzi.bots.registry import register as register_bot
     from gunzi.env.advantage_command import register as register_advantage
     from gunzi.env.train_command import register as register_train
     from gunzi.ladder.command import register as register_ladder
@@ -627,8 +627,6 @@ def _register_subsystems() -> None:
     from gunzi.server.ladder_command import register as register_ladder_top
     from gunzi.tui.command import register as register_tui
 
-    # OpenSpiel's bots as contestants (gunzi.env, the [env] extra; loaded only when named).
-    register_bot("openspiel", "gunzi.env.openspiel_bot:OpenSpielBot")
     register_server(app)
     register_tui(app)
     register_arena(app)

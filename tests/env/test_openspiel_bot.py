@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from typer.testing import CliRunner
@@ -61,3 +64,36 @@ def test_gunzi_arena_refuses_a_bad_openspiel_spec_in_one_line(spec: str, why: st
                                       "classic-1", "--deals", "2"])
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines() == [f"bot {spec!r}: {why}"]
+
+
+def test_every_reader_of_specs_knows_the_openspiel_bot_without_the_cli() -> None:
+    """gunzi.env registers ``openspiel`` (not only the command line): the single-seat
+    environment reads the spec in a fresh interpreter that never imports gunzi.cli, and
+    the arena's spawned workers, which import neither, get the parent's registry."""
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from gunzi.env.single import SingleSeatEnv
+        env = SingleSeatEnv("classic-1", seat=0, hands=1,
+                            bots=("openspiel:ismcts:simulations=2", "rule", "rule"))
+        obs, _ = env.reset(seed=1)
+        rng = np.random.default_rng(1)
+        done = False
+        while not done:
+            mask = obs["action_mask"]
+            obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert type(env.bots[1]).__name__ == "OpenSpielBot"
+        assert len(env.cards.match.results) == 1
+        from gunzi.arena.bank import generated_bank
+        from gunzi.arena.runner import ArenaConfig, parse_bots, run_pairs
+        from gunzi.engine.rules import preset
+        rules = preset("classic-1")
+        run = run_pairs(ArenaConfig(rules=rules, bots=parse_bots("openspiel:random,rule"),
+                                    bank=generated_bank(rules, 1, 0), deals=1, workers=2))
+        assert len(run.pairs) == 1 and run.pairs[0].fallbacks["A"] == 0
+        assert "gunzi.cli" not in sys.modules
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -320,10 +320,11 @@ _PLAYERS: Players | None = None
 _INIT_ERROR: Exception | None = None
 
 
-def _init_worker(config: ArenaConfig) -> None:
+def _init_worker(config: ArenaConfig, bots: dict[str, str]) -> None:
     # An initializer that raises makes a Pool restart its workers forever: keep the error
     # and raise it from the first task instead.
     global _PLAYERS, _INIT_ERROR
+    BOTS.update(bots)  # the parent's registered bots (a spawned worker imports less)
     try:
         _PLAYERS = Players(config)
     except Exception as exc:
@@ -361,7 +362,8 @@ def _pairs_in_process(config: ArenaConfig, tasks: Sequence[tuple[int, Deal]]
 def _pairs_in_pool(config: ArenaConfig, tasks: Sequence[tuple[int, Deal]]
                    ) -> Iterator[PairResult]:
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(config.workers, initializer=_init_worker, initargs=(config,))
+    pool = ctx.Pool(config.workers, initializer=_init_worker,
+                    initargs=(config, dict(BOTS)))
     finished = False
     try:
         yield from pool.imap(_play_task, tasks, chunksize=1)
