@@ -96,3 +96,33 @@ def test_the_prior_may_be_another_net() -> None:
     values = LearnedBot(DMC_WEIGHTS).action_values(d, d.actions)
     best = max(range(len(d.actions)), key=lambda i: (float(values[i]), -i))
     assert d.actions[best] in bot.prior_candidates(d, random.Random(1))
+
+
+def test_a_gate_keeps_only_plays_the_net_rates_near_the_rule_play() -> None:
+    """``gate``: another play is searched only when its prior value beats the rule play's
+    by more than the gate; a decision left with the rule play alone is played unsearched."""
+    net = LearnedBot()
+    sizes = set()
+    for d in _decisions(3, 4):
+        assert d.actions is not None
+        rule = RuleBot().choose(d, random.Random(1))
+        values = net.action_values(d, d.actions)
+        base = float(values[d.actions.index(rule)])
+        ungated = SearchBot(rollouts=20, prior="learned", top=3, **FAST)
+        assert SearchBot(rollouts=20, prior="learned", top=3, gate=-1e9, **FAST
+                         ).prior_candidates(d, random.Random(1)) == \
+            ungated.prior_candidates(d, random.Random(1))
+        for gate in (-2.0, -0.5, 0.0):
+            cands = SearchBot(rollouts=20, prior="learned", top=3, gate=gate, **FAST
+                              ).prior_candidates(d, random.Random(1))
+            assert cands[0] == rule
+            kept = [a for a in ungated.prior_candidates(d, random.Random(1))[1:]
+                    if float(values[d.actions.index(a)]) > base + gate]
+            assert cands[1:] == kept
+            sizes.add(len(cands))
+        shut = SearchBot(rollouts=20, prior="learned", top=3, gate=1e9, **FAST)
+        assert shut.choose(d, random.Random(2)) == rule
+        assert shut.stats["candidates"] == 1 and shut.stats["rollouts"] == 0
+    assert 1 in sizes and max(sizes) > 1  # the gates tried both prune and keep plays
+    with pytest.raises(ValueError, match="gate needs a prior"):
+        SearchBot(gate=-1.0)

@@ -8,12 +8,14 @@ import asyncio
 import dataclasses
 import json
 import random
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gunzi.bots.base import Decision, observe
+from gunzi.bots.checked import CheckedBot
 from gunzi.bots.learned import DMC_WEIGHTS, WEIGHTS, LearnedBot
 from gunzi.engine import records
 from gunzi.engine.actions import Kind
@@ -29,7 +31,7 @@ def test_rules_offer_the_learned_bot_and_say_where_it_was_trained(client: TestCl
     assert "learned" in rules["bots"] and "search" not in rules["bots"]
     untrained = rules["bots_untrained"]
     assert untrained["gunzi"] == {}
-    assert untrained["classic-2"] == {"learned": "gunzi"}
+    assert untrained["classic-2"] == {"learned": "gunzi", "checked": "gunzi"}
 
 
 def test_tables_whose_rule_options_the_net_was_not_trained_on_say_so() -> None:
@@ -37,12 +39,13 @@ def test_tables_whose_rule_options_the_net_was_not_trained_on_say_so() -> None:
     from gunzi.server.table_games import untrained_bots
 
     assert untrained_bots(preset("gunzi")) == {}
-    assert untrained_bots(preset("gunzi", follow="live")) == {"learned": "gunzi"}
-    assert untrained_bots(preset("classic-1")) == {"learned": "gunzi"}
+    both = {"learned": "gunzi", "checked": "gunzi"}  # checked: the same net proposes
+    assert untrained_bots(preset("gunzi", follow="live")) == both
+    assert untrained_bots(preset("classic-1")) == both
 
 
 @pytest.mark.parametrize(("preset_name", "untrained"), [
-    ("gunzi", {}), ("classic-1", {"learned": "gunzi"})])
+    ("gunzi", {}), ("classic-1", {"learned": "gunzi", "checked": "gunzi"})])
 def test_a_table_of_learned_bots_plays_a_whole_hand(client: TestClient, preset_name: str,
                                                     untrained: dict[str, str]) -> None:
     alice = cookie_guest(client)
@@ -60,6 +63,31 @@ def test_a_table_of_learned_bots_plays_a_whole_hand(client: TestClient, preset_n
     text = client.get("/metrics").text
     batches = [x for x in text.splitlines() if x.startswith("gunzi_bot_batch_size_sum")]
     assert batches and float(batches[0].split()[-1]) > 0  # the bot moves went through it
+
+
+def test_a_table_of_checked_bots_plays_a_whole_hand_off_the_event_loop(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checked bot thinks (rollouts) in a worker thread, not on the hall's loop."""
+    threads: list[str] = []
+    choose = CheckedBot.choose
+
+    def spy(self: CheckedBot, decision: Decision, rng: random.Random) -> Any:
+        threads.append(threading.current_thread().name)
+        return choose(self, decision, rng)
+
+    monkeypatch.setattr(CheckedBot, "choose", spy)
+    alice = cookie_guest(client)
+    r = client.post("/api/quickplay", json={"preset": "gunzi", "bot": "checked",
+                                           "max_hands": 1}, headers=alice)
+    assert r.status_code == 201, r.text
+    t = r.json()
+    assert [s["bot"] for s in t["seats"][1:]] == ["checked"] * 3 and "checked" in t["bots"]
+    play_out(client, t["id"], alice)
+    lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
+    assert len(records.replay(lines).hands) == 1
+    assert client.get(f"/api/tables/{t['id']}").json()["status"] == "finished"
+    # every decision was made in the event loop's worker threads (asyncio.to_thread)
+    assert threads and all(n.startswith("asyncio_") for n in threads), set(threads)
 
 
 def test_an_owner_seats_learned_bots_by_hand(client: TestClient) -> None:

@@ -127,6 +127,9 @@ class Bot(ABC):
     """A player. ``choose`` must return a legal action for the decision."""
 
     name = "bot"
+    # A bot that may think for milliseconds (rollouts): hall tables run its decisions in a
+    # worker thread so that their event loop keeps serving the other tables meanwhile.
+    thinks = False
 
     @abstractmethod
     def choose(self, decision: Decision, rng: random.Random) -> Action:

@@ -26,6 +26,7 @@ BOTS: dict[str, str] = {
     "rule": "gunzi.bots.rule:RuleBot",
     "search": "gunzi.bots.search:SearchBot",
     "learned": "gunzi.bots.learned:LearnedBot",
+    "checked": "gunzi.bots.checked:CheckedBot",
 }
 
 

@@ -40,6 +40,7 @@ to the rule bot when :mod:`gunzi.bots.rule` is available, else to simple heurist
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import time
 from collections import Counter
@@ -93,6 +94,7 @@ class SearchBot(Bot):
     """PIMC over sampled deals with fast rollouts; see the module docstring."""
 
     name = "search"
+    thinks = True
 
     def __init__(
         self,
@@ -114,6 +116,7 @@ class SearchBot(Bot):
         prior: str | None = None,
         top: int | None = None,
         prior_weights: str | None = None,
+        gate: float | None = None,
     ) -> None:
         """``rollouts``: rollouts per decision (all candidates together); ``time_limit``:
         seconds per decision (None: no limit); ``policy``: who plays the rollouts,
@@ -137,7 +140,11 @@ class SearchBot(Bot):
         ``prior="learned"``: the learned bot's Q values choose a 打滚子 play's candidates
         (:meth:`prior_candidates`): the rule bot's play and the ``top`` best-valued plays
         (default ``max_candidates - 1``); ``prior_weights``: the net of that learned bot (an
-        ``.npz`` as ``learned:weights=``; default the shipped one)."""
+        ``.npz`` as ``learned:weights=``; default the shipped one); ``gate``: another play is
+        a candidate only when its prior value beats the rule play's by more than ``gate``
+        (for the shipped choice net, log-odds that the search would pick it), so a decision
+        the net is sure of is played at once, unsearched (docs/bots.md: the learned bot's
+        proposals checked by a few rollouts)."""
         if rollouts < 1:
             raise ValueError("rollouts must be at least 1")
         if policy not in ("auto", "core", "rule", "kernel"):
@@ -169,6 +176,9 @@ class SearchBot(Bot):
             search_cards = 12 if policy in ("core", "rule") else 99
         self.search_cards = search_cards
         self.prior = _prior(prior, top, prior_weights)
+        if gate is not None and self.prior is None:
+            raise ValueError("gate needs a prior, e.g. search:prior=learned:top=1:gate=-1")
+        self.gate = gate
         self.top = self.max_candidates - 1 if top is None else top
         self.memory: list[tuple[int, tuple[Card, ...], int]] = []
         self.stats: dict[str, Any] = {}  # figures of the last searched decision
@@ -480,8 +490,9 @@ class SearchBot(Bot):
 
     def prior_candidates(self, decision: Decision, rng: random.Random) -> list[Action]:
         """With a prior: the rule bot's play (the default the race keeps unless beaten),
-        then the ``top`` legal plays of highest Q, best first (ties: listed order). The
-        net is deterministic, so a rollout budget still gives reproducible decisions."""
+        then the ``top`` legal plays of highest Q, best first (ties: listed order); with a
+        ``gate``, only plays whose Q beats the rule play's by more than it. The net is
+        deterministic, so a rollout budget still gives reproducible decisions."""
         assert decision.actions is not None and self.prior is not None
         actions = list(decision.actions)
         values = self.prior.action_values(decision, actions)
@@ -493,8 +504,11 @@ class SearchBot(Bot):
                 if default in actions:
                     out.append(default)
         limit = self.top + len(out)
+        floor = -math.inf
+        if self.gate is not None and out:
+            floor = float(values[actions.index(out[0])]) + self.gate
         for i in ranked:
-            if len(out) >= limit:
+            if len(out) >= limit or float(values[i]) <= floor:
                 break
             if actions[i] not in out:
                 out.append(actions[i])

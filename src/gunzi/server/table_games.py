@@ -14,6 +14,7 @@ through the game protocol (:class:`gunzi.engine.game.GameState`: ``to_act``, ``i
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Sequence
 from functools import cache
@@ -47,11 +48,13 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("gunzi.tables")
 
-# Card tables seat the bots that decide in about a millisecond on the event loop: rule,
-# learned (numpy, batched across tables: server/bot_batch.py) and random. ``search`` is left
-# out on purpose: 0.5-0.8 s of a core per searched decision (docs/bots.md), so a few
-# tables of it would hold the hall's CPU; it plays in the arena, reviews and the terminal.
-ALLOWED_BOTS = ("rule", "learned", "random")
+# Card tables seat the bots that decide in milliseconds: rule, learned (numpy, batched
+# across tables: server/bot_batch.py), random, and checked (the learned net's proposal
+# checked by 30 rollouts: p95 about 10 ms of CPU, so it thinks in a worker thread).
+# ``search`` is left out on purpose: 150 rollouts over up to six candidates, p95 35-50 ms
+# and up to its 0.8 s clock on a loaded machine (docs/bots.md), so a few tables of it would
+# hold the hall's CPU; it plays in the arena, reviews and the terminal.
+ALLOWED_BOTS = ("rule", "checked", "learned", "random")
 BOARD_BOTS = tuple(board_bots.BOTS)  # random, rule, search
 BOARD_ACTIONS = frozenset({"move", "wall", "pass"})
 BOARD_KEYS = frozenset({"type", "to", "wall", "seat"})
@@ -349,16 +352,23 @@ class CardGame(TableGame):
 
     async def suggest_batched(self, bot: Bot, seat: int, rng: Any, batch: BotBatch
                               ) -> A.Action:
+        """The bot's action, off the event loop's critical path: a batching bot's decision
+        joins the batch; a thinking bot (rollouts) thinks in a worker thread on its own
+        Decision. The table's lock is held: the match does not move meanwhile."""
         m = self._m()
-        if batching(bot):
-            try:  # the table's lock is held: the match does not move while the batch runs
-                action = await batch.choose(bot, observe(m, seat), rng)
-                m.verify(action)
-                return action
-            except Exception:
-                log.warning("bot_failed", seat=seat)
-                return m.legal_actions(seat).sample(rng)
-        return self.suggest(bot, seat, rng)
+        if not (bot.thinks or batching(bot)):
+            return self.suggest(bot, seat, rng)
+        try:
+            decision = observe(m, seat)
+            if batching(bot):
+                action = await batch.choose(bot, decision, rng)
+            else:
+                action = await asyncio.to_thread(bot.choose, decision, rng)
+            m.verify(action)
+            return action
+        except Exception:
+            log.warning("bot_failed", seat=seat)
+            return m.legal_actions(seat).sample(rng)
 
     def new_hand(self, bot: Bot) -> None:
         bot.new_hand()
