@@ -4,6 +4,7 @@ Skipped without PyTorch (the [learn] extra; dev has it too)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,19 @@ def test_a_new_run_refuses_a_folder_holding_one_unless_overwrite(tmp_path: Path)
     assert _train(other, *common, "--hands", "1").exit_code == 0
     with pytest.raises(FileExistsError, match="--resume"):
         dmc.train(dmc.TrainConfig(hands=1, hidden=16), other)
+
+
+@pytest.mark.parametrize(("address", "missing", "why"), [
+    ("ray://head:10001", "grpc", "--ray ray://head:10001 connects with Ray Client, which "
+                                 "needs pip install 'ray[client]'"),
+    ("auto", "ray", "--ray needs Ray: pip install -e '.[learn]'"),
+])
+def test_a_missing_ray_package_is_one_line_before_the_folder_is_touched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, missing: str,
+        why: str) -> None:
+    monkeypatch.setitem(sys.modules, missing, None)  # as if not installed
+    result = _train(tmp_path / "run", "--hands", "16", "--ray", address)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"gunzi train: {why}"), lines
+    assert not (tmp_path / "run").exists()

@@ -17,6 +17,7 @@ actors played it nor where. Three ways to run them, same results:
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import os
 import random
@@ -205,18 +206,20 @@ class RayPool:
     do); anything else is a running cluster's address (``auto``, ``ray://host:10001``)."""
 
     def __init__(self, game: Game, k: int, address: str) -> None:
-        try:
-            import ray
-        except ImportError as exc:
-            raise RuntimeError("--ray needs Ray: pip install -e '.[learn]'") from exc
+        check_ray(address)
+        import ray
+
         self.ray = ray
         self.started = not ray.is_initialized()
         if self.started:
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-            if address == "local":
-                ray.init(num_cpus=k, **kwargs)
-            else:
-                ray.init(address=address, **kwargs)
+            try:
+                if address == "local":
+                    ray.init(num_cpus=k, **kwargs)
+                else:
+                    ray.init(address=address, **kwargs)
+            except ConnectionError as exc:  # no cluster there (Ray's message says why)
+                raise RuntimeError(f"--ray {address}: {' '.join(str(exc).split())}") from None
         remote: Any = ray.remote(num_cpus=1)(Actor)
         self.k = k
         self.actors: list[Any] = [remote.remote(game) for _ in range(k)]
@@ -232,6 +235,18 @@ class RayPool:
             self.ray.kill(a)
         if self.started:
             self.ray.shutdown()
+
+
+def check_ray(address: str) -> None:
+    """RuntimeError, one line saying what to install, when ``--ray address`` cannot run
+    here: Ray is missing, or ``ray://`` (Ray Client) lacks the ``ray[client]`` extra
+    (grpcio; ``pip install -e '.[learn]'`` brings both)."""
+    if importlib.util.find_spec("ray") is None:
+        raise RuntimeError("--ray needs Ray: pip install -e '.[learn]' (or pip install "
+                           "'ray[client]')")
+    if address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
+        raise RuntimeError(f"--ray {address} connects with Ray Client, which needs "
+                           "pip install 'ray[client]' (pip install -e '.[learn]' has it)")
 
 
 Actors = InProcess | LocalPool | RayPool

@@ -70,8 +70,9 @@ def train(
                                                "processes (1: in this process), or Ray actors "
                                                "with --ray [default: cores - 1]")] = None,
     ray: Annotated[str | None, typer.Option("--ray", help="Run the actors on Ray: a cluster "
-                                            "address (auto, ray://HOST:10001) or 'local' "
-                                            "(Ray started on this machine)")] = None,
+                                            "address (auto, ray://HOST:10001: Ray Client, "
+                                            "pip install 'ray[client]') or 'local' (Ray "
+                                            "started on this machine)")] = None,
     reuse: Annotated[int, typer.Option(min=1, help="Updates each sample takes part in")] = 1,
     round_hands: Annotated[int, typer.Option(min=1, help="Hands per round (all actors use "
                                              "the round's weights)")] = 16,
@@ -127,13 +128,15 @@ def train(
         "eval_bank": (None if eval_bank is None else str(eval_bank), "eval_bank"),
         "eval_offset": (eval_offset, "eval_offset")}
     try:
+        if ray is not None:  # a missing package is said before the folder is touched
+            dmc.Actors.check_ray(ray)
         dmc.check_folder(out, resume=resume, overwrite=overwrite)  # deletes nothing yet
         if resume:  # the run's own settings, and those given that may change
             config = _resumed(dmc, dmc.saved_config(out), ctx, asked)
         else:
             config = dmc.TrainConfig(**{k: v for k, (v, _) in asked.items()})
             config.imitate_hands = config.imitate_hands if config.imitate else 0
-    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError) as exc:
         typer.echo(f"gunzi train: {exc}", err=True)
         raise typer.Exit(2) from None
     evaluate = None
