@@ -112,6 +112,9 @@ def test_imitation_then_self_play_with_evaluation_and_plot(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--imitate", "nobody"], "no bot 'nobody'"),
+    (["--imitate", "rule"], "gunzi train: --imitate rule needs --imitate-hands N"),
+    (["--imitate", "rule", "--imitate-hands", "0"], "--imitate rule needs --imitate-hands N"),
+    (["--imitate-hands", "8"], "gunzi train: --imitate-hands 8 needs --imitate BOT"),
     (["--eval-every", "2", "--eval-against", "nobody"], "--eval-"),
     (["--eval-every", "2", "--eval-bank", "missing.jsonl"], "--eval-"),
 ])

@@ -80,9 +80,12 @@ def train(
                                               "first hands, not mid-round deals like the "
                                               "arena's")] = False,
     imitate: Annotated[str | None, typer.Option(help="Warm start: imitate this bot (e.g. "
-                                                "rule) for --imitate-hands hands")] = None,
+                                                "rule) for --imitate-hands hands (give "
+                                                "both: neither has a default)")] = None,
     imitate_hands: Annotated[int, typer.Option(min=0, help="Hands of the imitation warm "
-                                               "start")] = 0,
+                                               "start; a new run with --imitate must give "
+                                               "it (no default: 0 would imitate nothing)")
+                             ] = 0,
     imitate_epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of the "
                                                    "teacher's decisions played at random "
                                                    "instead")] = 0.1,
@@ -112,6 +115,13 @@ def train(
         typer.echo(f"gunzi train: no bot {imitate!r} to imitate; bots: {', '.join(names())}",
                    err=True)
         raise typer.Exit(2)
+    if not resume and (imitate is None) != (imitate_hands == 0):  # (a resumed run's own)
+        typer.echo("gunzi train: " + (
+            f"--imitate {imitate} needs --imitate-hands N (the hands of the warm start, at "
+            "least 1): without it nothing is imitated" if imitate is not None else
+            f"--imitate-hands {imitate_hands} needs --imitate BOT (the teacher, e.g. rule)"),
+            err=True)
+        raise typer.Exit(2)
     # The command line as the run's configuration: field → (value, the option that sets it).
     asked: dict[str, tuple[Any, str]] = {
         "preset": (rules, "rules"), "hands": (hands, "hands"), "seed": (seed, "seed"),
@@ -135,7 +145,6 @@ def train(
             config = _resumed(dmc, dmc.saved_config(out), ctx, asked)
         else:
             config = dmc.TrainConfig(**{k: v for k, (v, _) in asked.items()})
-            config.imitate_hands = config.imitate_hands if config.imitate else 0
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError) as exc:
         typer.echo(f"gunzi train: {exc}", err=True)
         raise typer.Exit(2) from None
