@@ -163,6 +163,9 @@ def test_progress_is_a_bar_on_a_terminal_and_nothing_elsewhere(
         assert bar.bar is not None
         bar.update(3)
         assert bar.bar.tasks[0].completed == 3 and bar.bar.tasks[0].total == 5
+    with Reporter("train", 256, "hands", every=None, start=128) as resumed:
+        assert resumed.bar is not None  # a resumed run's bar starts at the hands done
+        assert resumed.bar.tasks[0].completed == 128 and resumed.bar.tasks[0].total == 256
     with Reporter("simulate", 5, "hands", every=None, quiet=True) as off:
         assert off.bar is None
 

@@ -17,13 +17,15 @@ class Reporter:
     """``with Reporter("arena", 200, "pairs") as r: ... r.update(done, text, seconds)``.
 
     ``every``: without a terminal, a line every that many steps (0: about every tenth of
-    the run); ``None``: no lines without a terminal.
+    the run); ``None``: no lines without a terminal. ``start``: the steps done before (a
+    resumed run), where the bar starts.
     """
 
     def __init__(self, label: str, total: int, unit: str, *, every: int | None = 0,
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, start: int = 0) -> None:
         self.label = label
         self.total = total
+        self.start = start
         self.unit = unit
         self.every = None if every is None else every if every > 0 else max(25, total // 10)
         self.quiet = quiet
@@ -39,7 +41,8 @@ class Reporter:
     def __enter__(self) -> Self:
         if self.bar is not None:
             self.bar.start()
-            self.task = self.bar.add_task(self.unit, total=self.total, text="")
+            self.task = self.bar.add_task(self.unit, total=self.total, completed=self.start,
+                                          text="")
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -98,7 +98,7 @@ def test_resume_keeps_the_runs_settings_and_refuses_others(tmp_path: Path) -> No
             config["hidden"], config["batch"]) == ("gunzi", {"follow": "live"}, 5, 5e-4, 16,
                                                    64)
     # The run's own values may be repeated; the cadence may change; the rest may not.
-    same = _train(run, "--hands", "4", "--resume", "--rules", "gunzi", "--seed", "5",
+    same = _train(run, "--hands", "6", "--resume", "--rules", "gunzi", "--seed", "5",
                   "--checkpoint-every", "7")
     assert same.exit_code == 0, same.output
     assert dmc.load(run / dmc.CHECKPOINT)[1]["config"]["checkpoint_every"] == 7
@@ -106,15 +106,55 @@ def test_resume_keeps_the_runs_settings_and_refuses_others(tmp_path: Path) -> No
                        (["-o", "follow=dead"], "--option"), (["--hidden", "256"], "--hidden"),
                        (["-o", "tribute_rule=two"], "--option"),
                        (["--first-hands"], "--first-hands")):
-        refused = _train(run, "--hands", "6", "--resume", *args)
+        refused = _train(run, "--hands", "8", "--resume", *args)
         assert refused.exit_code == 2, (args, refused.output)
         line = refused.output.strip()
         assert "\n" not in line and flag in line and "resumed run keeps" in line, line
-    assert dmc.load(run / dmc.CHECKPOINT)[1]["hands_done"] == 4  # nothing was trained
+    assert dmc.load(run / dmc.CHECKPOINT)[1]["hands_done"] == 6  # nothing was trained
     # The library refuses the same.
     with pytest.raises(ValueError, match="lr"):
-        dmc.train(dmc.TrainConfig(preset="gunzi", options={"follow": "live"}, hands=6,
+        dmc.train(dmc.TrainConfig(preset="gunzi", options={"follow": "live"}, hands=8,
                                   seed=5, hidden=16, batch=64), run, resume=True)
+
+
+def test_resume_below_the_hands_done_is_refused_and_leaves_the_checkpoint(
+        tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    common = ["--rules", "classic-1", "--hidden", "16", "--batch", "64"]
+    assert _train(run, *common, "--hands", "4").exit_code == 0
+    before = (run / dmc.CHECKPOINT).read_bytes()
+    loss = (run / dmc.LOSS_LOG).read_text()
+    for args in (["--hands", "2"], ["--hands", "4"], []):  # [] : the run's own total, done
+        refused = _train(run, "--resume", *args)
+        assert refused.exit_code == 2, (args, refused.output)
+        assert refused.stderr.splitlines() == [
+            "gunzi train: already at 4 hands; give --hands above 4 to train more"], args
+    assert (run / dmc.CHECKPOINT).read_bytes() == before  # config.hands still 4
+    assert (run / dmc.LOSS_LOG).read_text() == loss
+    with pytest.raises(ValueError, match="already at 4 hands"):  # the library refuses too
+        dmc.train(dmc.TrainConfig(preset="classic-1", hands=3, hidden=16, batch=64), run,
+                  resume=True)
+    assert (run / dmc.CHECKPOINT).read_bytes() == before
+
+
+def test_the_progress_of_a_resumed_run_starts_at_the_hands_done(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gunzi.env import train_command
+    from gunzi.progress import Reporter
+
+    started: list[tuple[int, int]] = []
+
+    class Recording(Reporter):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append((self.start, self.total))
+
+    monkeypatch.setattr(train_command, "Reporter", Recording)
+    run = tmp_path / "run"
+    common = ["--rules", "classic-1", "--hidden", "16", "--batch", "64"]
+    assert _train(run, *common, "--hands", "2").exit_code == 0
+    assert _train(run, "--resume", "--hands", "4").exit_code == 0
+    assert started == [(0, 2), (2, 4)]
 
 
 def test_a_new_run_refuses_a_folder_holding_one_unless_overwrite(tmp_path: Path) -> None:

@@ -108,11 +108,21 @@ RESUMABLE = frozenset({"hands", "checkpoint_every", "eval_every", "eval_deals",
                        "eval_against", "eval_bank", "eval_offset"})
 
 
-def saved_config(out: Path) -> TrainConfig:
-    """The configuration of the run in ``out`` (its checkpoint's); a checkpoint of an
-    older version lacks the newer fields, which take their defaults."""
+def saved_run(out: Path) -> tuple[TrainConfig, int]:
+    """The configuration of the run in ``out`` and the hands it has done (its
+    checkpoint's); a checkpoint of an older version lacks the newer fields, which take
+    their defaults."""
     check_folder(out, resume=True)
-    return _config_of(torch.load(out / CHECKPOINT, weights_only=False))
+    data = torch.load(out / CHECKPOINT, weights_only=False)
+    return _config_of(data), int(data["hands_done"])
+
+
+def check_more(done: int, hands: int) -> None:
+    """ValueError unless a resumed run that has done ``done`` hands is asked to go on to a
+    total ``hands`` above it (a smaller total would train nothing, yet rewrite the run's
+    configuration)."""
+    if hands <= done:
+        raise ValueError(f"already at {done} hands; give --hands above {done} to train more")
 
 
 def _config_of(data: dict[str, Any]) -> TrainConfig:
@@ -248,8 +258,8 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, overwrite: bo
     hands (eval.jsonl). A resumed run keeps its checkpoint's configuration: ``config``
     may differ from it only in :data:`RESUMABLE` fields (else ValueError). A new run
     refuses a folder with another run's files unless ``overwrite`` deletes them
-    (:func:`check_folder`).
-    Returns a summary of what this call did."""
+    (:func:`check_folder`), and a resumed run must be asked for more hands than it has
+    done (:func:`check_more`). Returns a summary of what this call did."""
     torch.set_num_threads(1)
     for name in check_folder(out, resume=resume, overwrite=overwrite):
         if (out / name).is_dir():
@@ -265,6 +275,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, overwrite: bo
     seconds_before = 0.0
     if resume:
         net, data = load(ckpt)
+        check_more(data["hands_done"], config.hands)  # before anything is written
         saved = _config_of(data)
         bad = conflicts(saved, asdict(config))
         if bad:

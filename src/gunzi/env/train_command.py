@@ -141,8 +141,11 @@ def train(
         if ray is not None:  # a missing package is said before the folder is touched
             dmc.Actors.check_ray(ray)
         dmc.check_folder(out, resume=resume, overwrite=overwrite)  # deletes nothing yet
+        done = 0  # hands the run has done
         if resume:  # the run's own settings, and those given that may change
-            config = _resumed(dmc, dmc.saved_config(out), ctx, asked)
+            saved, done = dmc.saved_run(out)
+            config = _resumed(dmc, saved, ctx, asked)
+            dmc.check_more(done, config.hands)  # the checkpoint is left as it is
         else:
             config = dmc.TrainConfig(**{k: v for k, (v, _) in asked.items()})
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError) as exc:
@@ -160,7 +163,7 @@ def train(
             raise typer.Exit(2) from None
 
     def work() -> dict[str, Any]:
-        with Reporter("train", config.hands, "hands", quiet=json_out) as bar:
+        with Reporter("train", config.hands, "hands", quiet=json_out, start=done) as bar:
             summary: dict[str, Any] = dmc.train(
                 config, out, resume=resume, overwrite=overwrite,
                 actors=actors or default_actors(), ray=ray,
