@@ -11,6 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from gunzi.env.board_single import BoardSingleEnv
+from gunzi.env.single import SingleSeatEnv
 
 
 @pytest.mark.parametrize(("preset", "seat"), [("quoridor-2", 0), ("quoridor-4", 3)])
@@ -69,3 +70,16 @@ def test_bad_arguments_are_refused() -> None:
         BoardSingleEnv(illegal="ignore")
     with pytest.raises(Exception, match="unknown 步步为营 bot"):
         BoardSingleEnv(bots=("learned",))
+
+
+def test_a_preset_of_the_other_kind_names_the_environment_that_plays_it() -> None:
+    """``SingleSeatEnv("quoridor-2", bots=("rule",))`` asked for bots at "the 3 other
+    seats"; each single-seat environment now names the other for the other kind's presets."""
+    with pytest.raises(ValueError, match=r"^'quoridor-2' is a 步步为营 preset: its single-seat "
+                                         r"environment is BoardSingleEnv "
+                                         r"\(gunzi\.env\.board_single\)"):
+        SingleSeatEnv("quoridor-2", seat=0, bots=("rule",))
+    with pytest.raises(ValueError, match=r"^'classic-1' is a card game's preset: its "
+                                         r"single-seat environment is SingleSeatEnv "
+                                         r"\(gunzi\.env\.single\)"):
+        BoardSingleEnv("classic-1")

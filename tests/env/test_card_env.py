@@ -204,6 +204,16 @@ def test_single_seat_bots_are_specs_with_parameters_as_in_the_arena() -> None:
         SingleSeatEnv("gunzi", bots=("rule", "search:rollouts=5:fast", "rule"))
 
 
+@pytest.mark.parametrize("hands", [0, -1, 1.5, True])
+def test_an_episode_of_fewer_than_one_hand_is_refused(hands: Any) -> None:
+    """``hands=0`` was accepted and its episode ended with every reward 0."""
+    message = f"hands must be a whole number of at least 1 .*, not {hands!r}"
+    with pytest.raises(ValueError, match=message):
+        CardEnv("gunzi", hands=hands)
+    with pytest.raises(ValueError, match=message):
+        SingleSeatEnv("classic-1", hands=hands)
+
+
 @pytest.mark.parametrize(("preset", "seat"), [("gunzi", 0), ("classic-1", 3)])
 def test_single_seat_passes_gymnasiums_env_checker(preset: str, seat: int) -> None:
     with warnings.catch_warnings():

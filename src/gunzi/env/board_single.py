@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gunzi import presets
 from gunzi.env.board import BoardEnv
 from gunzi.quoridor.bots import make_bot
 
@@ -32,6 +33,11 @@ class BoardSingleEnv(gym.Env[dict[str, np.ndarray], int]):
     def __init__(self, preset: str = "quoridor-2", seat: int = 0,
                  bots: Sequence[str] | None = None, *, illegal: str = "lose",
                  **options: Any) -> None:
+        if preset in presets.CARDS:
+            raise ValueError(f"{preset!r} is a card game's preset: its single-seat "
+                             "environment is SingleSeatEnv (gunzi.env.single); "
+                             "BoardSingleEnv plays 步步为营: "
+                             f"{presets.listing(presets.BOARD)}")
         self.board = BoardEnv(preset, **options)
         players = self.board.rules.players
         names = list(bots) if bots is not None else ["rule"] * (players - 1)

@@ -46,6 +46,9 @@ class CardEnv(TurnEnv):
 
     def __init__(self, preset: str = "gunzi", hands: int = 1, *, mid_round: bool = False,
                  **options: Any) -> None:
+        if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
+            raise ValueError(f"hands must be a whole number of at least 1 (the hands of an "
+                             f"episode), not {hands!r}")
         self.rules = card_rules.preset(preset, **options)
         self.hands = hands
         self.mid_round = mid_round

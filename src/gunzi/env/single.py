@@ -24,6 +24,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gunzi import presets
 from gunzi.bots.base import observe
 from gunzi.bots.registry import make_spec
 from gunzi.env.cards import MAX_HAND_LEVELS, CardEnv
@@ -40,6 +41,10 @@ class SingleSeatEnv(gym.Env[dict[str, np.ndarray], int]):
     def __init__(self, preset: str = "gunzi", seat: int = 0,
                  bots: Sequence[str] = ("rule", "rule", "rule"), *, illegal: str = "lose",
                  **options: Any) -> None:
+        if presets.is_board(preset):
+            raise ValueError(f"{preset!r} is a 步步为营 preset: its single-seat environment is "
+                             "BoardSingleEnv (gunzi.env.board_single); SingleSeatEnv plays "
+                             f"the card games: {presets.listing(presets.CARDS)}")
         if len(bots) != 3:
             raise ValueError(f"give one bot for each of the 3 other seats, not {len(bots)}")
         if not 0 <= seat <= 3:
