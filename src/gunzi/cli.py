@@ -396,6 +396,37 @@ def bench_learned(
     console.print(table)
 
 
+@app.command("bench-bot")
+def bench_bot(
+    bot: Annotated[str, typer.Argument(help="A bot spec, e.g. checked, learned, "
+                                            "search:rollouts=30:time_limit=none")],
+    rules: CardRulesOpt = "gunzi",
+    hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of the first deal")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """A bot's CPU milliseconds per decision (p50, p95, mean, max) over every decision it
+    makes at seats 0 and 2 against rule bots, in thread CPU time (other jobs on the machine
+    do not count), with the C yardstick's figure of the same run (docs/bots.md)."""
+    from gunzi.bots.registry import make_spec
+
+    try:
+        make_spec(bot)  # a bad spec is one line, before the yardstick runs
+    except GunziError as exc:
+        _refuse(exc)
+    out = perf.bot_latency(bot, _rules(rules, None), hands, seed)
+    if as_json:
+        _emit_json(out)
+        return
+    table = Table(title=f"{bot}: {out['decisions']} decisions of {hands} {rules} hands",
+                  box=box.SIMPLE)
+    for column in ("p50 ms", "p95 ms", "mean ms", "max ms", "yardstick hands/CPU-s"):
+        table.add_column(column)
+    table.add_row(str(out["p50_ms"]), str(out["p95_ms"]), str(out["mean_ms"]),
+                  str(out["max_ms"]), str(out["yardstick_hands_per_cpu_second"]))
+    console.print(table)
+
+
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="A record (.jsonl)")],
