@@ -265,6 +265,14 @@ def test_cli_refuses_a_bad_bot_parameter_before_any_worker_starts(
     assert len(lines) == 1 and lines[0].startswith(f"bot {spec!r}: ") and why in lines[0]
 
 
+def test_cli_bots_help_shows_the_parameterised_forms() -> None:
+    result = CliRunner().invoke(_app(), ["arena", "--help"], terminal_width=200)
+    text = " ".join(result.output.replace("│", " ").split())
+    for form in ("search:rollouts=100", "learned:weights=g.npz", "openspiel:ismcts",
+                 "cmd:COMMAND"):
+        assert form in text, form
+
+
 def test_cli_bank_make_info_and_use(tmp_path: Path) -> None:
     runner = CliRunner()
     app = _app()

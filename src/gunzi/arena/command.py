@@ -94,8 +94,11 @@ class _Reporter(Reporter):
 
 def arena(
     bots: Annotated[str, typer.Option(
-        "--bots", help="Two bots A,B: registered names (e.g. random, rule, "
-        "search:rollouts=100) or 'cmd:COMMAND' for an external bot")],
+        "--bots", help="Two bots A,B, each a registered name (random, rule, search, "
+        "learned, openspiel, ...) with parameters if any, name:key=value:... "
+        "(search:rollouts=100:time_limit=none, learned:weights=g.npz, "
+        "openspiel:ismcts:simulations=50), or 'cmd:COMMAND' for an external bot "
+        "(cmd:python mybot.py)")],
     rules: RulesOpt = "gunzi",
     deals: Annotated[int, typer.Option("--deals", "-n", help="Deal pairs to play (each deal "
                                        "is played twice, seats swapped)")] = 100,
