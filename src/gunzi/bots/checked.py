@@ -9,9 +9,10 @@ beats it on the same deals. Every other decision is the rule bot's, as for ``lea
 
 Why a bot of its own: the net alone gains +0.05 net levels per hand over ``rule`` (it
 learns *which* play to try far better than *whether* to leave the rule play), the search
-alone needs 150 rollouts over six candidates; the net's single proposal checked by 30
-rollouts gains about +0.15 at a tenth of the search's time (docs/bots.md has the figures
-and the commands). It needs no PyTorch (numpy and the compiled play core), sees only its
+alone needs 150 rollouts over six candidates; the net's single proposal checked by 25
+rollouts gains about +0.15 at a quarter of the search's time (docs/bots.md has the figures
+and the commands; 20 and 30 rollouts scored within the noise of 25, which keeps the p95
+under 10 ms of CPU). It needs no PyTorch (numpy and the compiled play core), sees only its
 seat's :class:`~gunzi.bots.base.Decision`, and is reproducible: no clock by default.
 """
 
@@ -29,7 +30,7 @@ class CheckedBot(SearchBot):
 
     name = "checked"
 
-    def __init__(self, *, rollouts: int = 30, gate: float | None = None,
+    def __init__(self, *, rollouts: int = 25, gate: float | None = None,
                  weights: str | None = None, time_limit: float | None = None) -> None:
         """``rollouts``: play-outs per checked decision (both candidates together);
         ``gate``: check only proposals the net rates within ``gate`` of the rule play

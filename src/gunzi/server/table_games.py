@@ -50,7 +50,7 @@ log = structlog.get_logger("gunzi.tables")
 
 # Card tables seat the bots that decide in milliseconds: rule, learned (numpy, batched
 # across tables: server/bot_batch.py), random, and checked (the learned net's proposal
-# checked by 30 rollouts: p95 about 10 ms of CPU, so it thinks in a worker thread).
+# checked by 25 rollouts: p95 about 9 ms of CPU, so it thinks in a worker thread).
 # ``search`` is left out on purpose: 150 rollouts over up to six candidates, p95 35-50 ms
 # and up to its 0.8 s clock on a loaded machine (docs/bots.md), so a few tables of it would
 # hold the hall's CPU; it plays in the arena, reviews and the terminal.
