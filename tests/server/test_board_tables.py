@@ -135,6 +135,11 @@ def test_quickplay_two_players_to_the_end_with_a_spectator(tmp_path: Path) -> No
             # refusals change nothing and say why
             ack = me.act("bad1", {"type": "move", "to": "e5"})
             assert not ack["ok"] and ack["error"]["code"] == "illegal"
+            # in both languages of the page, from the engine's reason (gunzi.wording.errors)
+            assert ack["error"]["reason"] == "move_not_step"
+            assert ack["error"]["text"]["zh"].startswith("e5 ") and "不是" in \
+                ack["error"]["text"]["zh"]
+            assert ack["error"]["text"]["en"].startswith("e5 is not")
             assert me.act("bad2", {"type": "fly", "to": "e5"})["error"]["code"] == "malformed"
             assert me.act("bad3", {"type": "wall", "wall": "e0h"})["error"]["code"] == \
                 "malformed"

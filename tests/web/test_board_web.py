@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +119,43 @@ def test_lobby_creates_a_board_table_listed_with_board_links(hall: str, new_page
     assert page.locator("#bb-open").is_hidden()
     assert page.locator("#bb-seats .ladder-title").count() == 2  # titles beside the names
     page.screenshot(path=str(artifacts / "board-from-lobby.png"))
+
+
+def test_a_boxed_in_seat_is_offered_the_pass(hall: str, new_page: Any) -> None:
+    """A pawn boxed in with no wall left has one legal action, the pass: the page offers a
+    button for it and sends it. The socket is rewritten in between (the server's view says
+    only "pass" is legal) since no quick game reaches that position on purpose; the
+    server, which knows better, refuses the pass and the page says why."""
+    page = new_page(DESKTOP)
+    sent: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            f = json.loads(message)
+            view = f.get("view")
+            if f.get("t") in ("snapshot", "events") and view and not view.get("is_over"):
+                view["legal"] = ["pass"] if view.get("to_act") == 0 else []
+            ws.send(json.dumps(f))
+
+        def from_page(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            server.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws/board/.*"), route)
+    page.goto(hall + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("#btn-bb-2")
+    page.wait_for_url("**/board.html?t=*")
+    page.wait_for_selector("#bb-pass-row:not([hidden])")
+    assert page.locator("#bb-board .bb-legal").count() == 0  # no square to move to
+    assert "让过" in page.inner_text("#bb-pass")
+    page.click("#bb-pass")
+    page.wait_for_selector("#toast.show.error")
+    assert "只有无路可走" in page.inner_text("#toast")  # the engine's reason, in Chinese
+    acts = [f["action"] for f in sent if f.get("t") == "act"]
+    assert acts == [{"type": "pass"}]

@@ -21,10 +21,13 @@ def test_quick_play_and_table_offer_the_learned_bot(hall: str, new_page: Any) ->
     page.click("#btn-guest")
     page.wait_for_selector("#btn-logout", state="attached")
     options = page.eval_on_selector_all("#quick-bot option", "os => os.map(o => o.value)")
-    assert options == ["rule", "learned", "random"]
+    assert options == ["rule", "checked", "learned", "random"]
     assert page.text_content("#quick-bot option[value=learned]") == "学习"
+    assert page.text_content("#quick-bot option[value=checked]") == "学习+验算"
     page.select_option("#quick-preset", "classic-1")
     assert page.text_content("#quick-bot option[value=learned]") == "学习（只练过打滚子）"
+    # the checked bot's proposals come from the same net: said the same way
+    assert page.text_content("#quick-bot option[value=checked]") == "学习+验算（只练过打滚子）"
     page.select_option("#quick-bot", "learned")
     page.click("#btn-quick")
     page.wait_for_url(re.compile(r".*/table\.html\?t=.*"))

@@ -38,13 +38,26 @@ def _follow_cards(match: Match, seat: int) -> list[str]:
     return [C.NAMES[c] for c in sorted(most.elements(), key=match.order.sort_key)]
 
 
+def _body(text: str, rule: str) -> str:
+    """An engine error's text without its ``[rule]`` suffix."""
+    suffix = f" [{rule}]"
+    return text[: -len(suffix)] if rule and text.endswith(suffix) else text
+
+
 def illegal(match: Match, seat: int, text: str, rule: str) -> dict[str, Any]:
     """The fields a refusal adds for ``text`` (an IllegalActionError of ``seat``)."""
-    suffix = f" [{rule}]"
-    body = _relative(text[: -len(suffix)] if rule and text.endswith(suffix) else text, seat)
+    body = _relative(_body(text, rule), seat)
     code, cards = reason(body)
     return {
         "reason": code,
         "cards": cards or _follow_cards(match, seat),
         "text": {lang: engine_error(body, lang, brief=True) for lang in LANGS},
     }
+
+
+def board_illegal(text: str, rule: str) -> dict[str, Any]:
+    """The fields a refusal of a 步步为营 action adds: its reason code and its text in each
+    language (pawns are named by number there, as on the board; no cards to point at)."""
+    body = _body(text, rule)
+    return {"reason": reason(body)[0],
+            "text": {lang: engine_error(body, lang, brief=True) for lang in LANGS}}

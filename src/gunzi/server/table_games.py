@@ -520,6 +520,9 @@ class BoardGame(TableGame):
     def welcome(self) -> dict[str, Any]:
         return {"game": "quoridor"}
 
+    def illegal_detail(self, seat: int, exc: IllegalActionError) -> dict[str, Any]:
+        return refusals.board_illegal(str(exc), exc.rule)
+
 
 def table_game(preset: str, rules: dict[str, Any]) -> TableGame:
     """The game a table of ``preset`` plays."""

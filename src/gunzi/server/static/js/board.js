@@ -4,7 +4,7 @@
 // table made in the lobby starts, its seats can be taken, given bots, and the game started.
 
 import { api } from "./api.js";
-import { t, applyI18n, botName, rulesHref, titleTip } from "./i18n.js";
+import { t, applyI18n, botName, rulesHref, titleTip, getLang } from "./i18n.js";
 import { h, clear, toast, account, loadMe, ensureGuest, accountBar, langSwitch, soundSwitch } from "./ui.js";
 import { Sound } from "./sound.js";
 import { TableSocket } from "./socket.js";
@@ -165,6 +165,13 @@ function placePending() {
   send({ type: "wall", wall: w });
 }
 
+/** A refusal in the page's language: the server's wording of the engine's reason, else
+ *  its English message. */
+function refusalText(err) {
+  if (!err) return "?";
+  return (err.text && err.text[getLang()]) || err.message || err.code;
+}
+
 async function send(action) {
   if (st.sending || !sock) return;
   st.sending = true;
@@ -172,7 +179,7 @@ async function send(action) {
   st.sending = false;
   st.pending = null;
   st.hover = null;
-  if (!r.ok) toast(r.error ? r.error.message : "?", "error");
+  if (!r.ok) toast(refusalText(r.error), "error");
   render();
 }
 
