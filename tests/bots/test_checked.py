@@ -70,3 +70,20 @@ def test_four_checked_bots_play_a_hand_and_say_where_the_net_was_trained() -> No
     assert spec.thinks and not LearnedBot().thinks  # tables run it off the event loop
     assert spec.trained_on == "gunzi" and spec.covers(preset("gunzi"))
     assert not spec.covers(preset("classic-1"))
+
+
+def test_at_classic_tables_it_plays_as_the_rule_bot() -> None:
+    """The net proposes only 打滚子 plays; a classic search would cost 200 ms at p95."""
+    m = Match(preset("classic-1"), random.Random(4))
+    checked, rule = CheckedBot(), RuleBot()
+    decisions = 0
+    while not m.results:
+        seat = m.to_act
+        assert seat is not None
+        d = observe(m, seat)
+        action = checked.choose(d, random.Random(decisions))
+        assert action == rule.choose(d, random.Random(decisions))
+        assert checked.stats.get("rollouts", 0) == 0
+        m.apply(action)
+        decisions += 1
+    assert decisions > 40

@@ -5,7 +5,8 @@ net (:class:`gunzi.bots.learned.LearnedBot`, the shipped choice net) names the p
 rates best after the rule bot's, and the search bot's race (:class:`SearchBot`: sampled
 deals consistent with what the seat has seen, each played out on the play core) decides
 between the two with ``rollouts`` play-outs; the rule bot's play stays unless the other
-beats it on the same deals. Every other decision is the rule bot's, as for ``learned``.
+beats it on the same deals. Every other decision is the rule bot's, as for ``learned``
+(so at classic tables, where the net proposes nothing, it plays as ``rule``).
 
 Why a bot of its own: the net alone gains +0.05 net levels per hand over ``rule`` (it
 learns *which* play to try far better than *whether* to leave the rule play), the search
@@ -37,8 +38,11 @@ class CheckedBot(SearchBot):
         (default: every proposal; a gate saves time and costs strength, docs/bots.md);
         ``weights``: another advantage net (an ``.npz``); ``time_limit``: seconds per
         decision (default none: the same deal and seed give the same play)."""
+        # classic=False: the net proposes only 打滚子 plays, and the classic search (rule-bot
+        # rollouts of tractors and throws) would cost 200 ms at p95, so at classic tables
+        # every decision is the rule bot's, as the learned bot's are there.
         super().__init__(rollouts=rollouts, time_limit=time_limit, prior="learned", top=1,
-                         gate=gate, prior_weights=weights)
+                         gate=gate, prior_weights=weights, classic=False)
 
     @property
     def trained_on(self) -> str:
