@@ -198,3 +198,13 @@ def test_a_missing_ray_package_is_one_line_before_the_folder_is_touched(
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"gunzi train: {why}"), lines
     assert not (tmp_path / "run").exists()
+
+
+def test_an_unreachable_ray_cluster_leaves_the_folder_untouched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    result = _train(tmp_path / "run", "--hands", "16", "--ray", "auto")
+    assert result.exit_code == 2, result.output
+    assert "--ray auto" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "run").exists()  # the actors start before the folder is made

@@ -261,12 +261,7 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, overwrite: bo
     (:func:`check_folder`), and a resumed run must be asked for more hands than it has
     done (:func:`check_more`). Returns a summary of what this call did."""
     torch.set_num_threads(1)
-    for name in check_folder(out, resume=resume, overwrite=overwrite):
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
-        else:
-            (out / name).unlink()
-    out.mkdir(parents=True, exist_ok=True)
+    doomed = check_folder(out, resume=resume, overwrite=overwrite)
     ckpt = out / CHECKPOINT
     torch.manual_seed(config.seed)
     net = QNet(config.hidden)
@@ -289,7 +284,18 @@ def train(config: TrainConfig, out: Path, *, resume: bool = False, overwrite: bo
         seconds_before = data.get("seconds", 0.0)
         torch.set_rng_state(data["torch_rng"])
     game = Actors.Game(config.preset, config.options, config.mid_round)
+    # The actors first: a Ray cluster that cannot be reached leaves --out as it was.
     pool = Actors.start(game, actors, ray)
+    try:
+        for name in doomed:
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)
+            else:
+                (out / name).unlink()
+        out.mkdir(parents=True, exist_ok=True)
+    except BaseException:
+        pool.close()
+        raise
     buf = Buffer()
     by_actor: dict[str, int] = {}  # hands played this call, per actor process (host:pid)
     updates = 0
