@@ -412,3 +412,18 @@ def test_the_turn_clock_at_a_board_table_decides_once_then_puts_the_seat_in_托�
             assert me.game.turns == 2  # the first timeout's move and the bot's answer
             while me.game.turns < 3:
                 me.recv("events")  # the second timeout's move, made under 托管
+
+
+def test_refusals_name_pawns_as_the_board_numbers_them() -> None:
+    """The board page numbers pawns from 1 (seat + 1); the engine counts seats from 0."""
+    from gunzi.engine.errors import GunziError
+    from gunzi.quoridor.game import parse_action
+    from gunzi.server.refusals import board_illegal
+
+    g = QuoridorGame.from_position(preset("quoridor-2", board_size=5, walls=0), ["c1", "c2"],
+                                   walls=[], to_act=0)
+    with pytest.raises(GunziError) as caught:
+        g.apply(parse_action("c2", 0))  # seat 1's pawn, drawn as 2, stands there
+    said = board_illegal(str(caught.value), caught.value.rule)
+    assert said == {"reason": "square_occupied",
+                    "text": {"zh": "c2 上已经有 2 号棋子", "en": "c2 is taken by pawn 2"}}

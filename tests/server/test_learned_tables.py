@@ -9,6 +9,7 @@ import dataclasses
 import json
 import random
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -66,28 +67,31 @@ def test_a_table_of_learned_bots_plays_a_whole_hand(client: TestClient, preset_n
 
 
 def test_a_table_of_checked_bots_plays_a_whole_hand_off_the_event_loop(
-        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checked bot thinks (rollouts) in a worker thread, not on the hall's loop."""
-    threads: list[str] = []
+        make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checked bot thinks (rollouts) in the hall's bot threads, not on its loop: its
+    moves at the bots' seats and, with checked as the hall's bot, the hints of seat 0."""
+    seen: list[tuple[int, str]] = []
     choose = CheckedBot.choose
 
     def spy(self: CheckedBot, decision: Decision, rng: random.Random) -> Any:
-        threads.append(threading.current_thread().name)
+        seen.append((decision.seat, threading.current_thread().name))
         return choose(self, decision, rng)
 
     monkeypatch.setattr(CheckedBot, "choose", spy)
+    client = make_client(bot="checked")
     alice = cookie_guest(client)
     r = client.post("/api/quickplay", json={"preset": "gunzi", "bot": "checked",
                                            "max_hands": 1}, headers=alice)
     assert r.status_code == 201, r.text
     t = r.json()
     assert [s["bot"] for s in t["seats"][1:]] == ["checked"] * 3 and "checked" in t["bots"]
-    play_out(client, t["id"], alice)
+    play_out(client, t["id"], alice)  # seat 0 plays the hints
     lines = [json.loads(x) for x in client.get(f"/api/tables/{t['id']}/record").text.splitlines()]
     assert len(records.replay(lines).hands) == 1
     assert client.get(f"/api/tables/{t['id']}").json()["status"] == "finished"
-    # every decision was made in the event loop's worker threads (asyncio.to_thread)
-    assert threads and all(n.startswith("asyncio_") for n in threads), set(threads)
+    assert {seat for seat, _ in seen} == {0, 1, 2, 3}
+    names = {name for _, name in seen}
+    assert all(n.startswith("gunzi-bot") for n in names), names
 
 
 def test_an_owner_seats_learned_bots_by_hand(client: TestClient) -> None:

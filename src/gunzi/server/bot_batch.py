@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
-from typing import Any, Protocol, TypeGuard
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from gunzi.bots.base import Decision
 from gunzi.engine.actions import Action
+
+T = TypeVar("T")
 
 
 class Batching(Protocol):
@@ -40,12 +43,26 @@ def batching(bot: object) -> TypeGuard[Batching]:
 
 class BotBatch:
     """The decisions queued in this turn of the event loop; ``sizes`` observes each
-    batch's size (a Prometheus histogram, or None)."""
+    batch's size (a Prometheus histogram, or None). Also the hall's threads for bots that
+    think (rollouts, :meth:`think`): its own small pool, so bot moves never queue the
+    password hashing and reviews of the loop's default pool, and since rollouts hold the
+    GIL, more threads than cores would only contend with the loop."""
+
+    THREADS = 2
 
     def __init__(self, sizes: Any = None) -> None:
         self._queue: list[tuple[Batching, Decision, random.Random,
                                 asyncio.Future[Action]]] = []
         self._sizes = sizes
+        self._threads = ThreadPoolExecutor(self.THREADS, thread_name_prefix="gunzi-bot")
+
+    async def think(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in one of the bot threads."""
+        return await asyncio.get_running_loop().run_in_executor(self._threads, fn, *args)
+
+    def close(self) -> None:
+        """Stop the bot threads (a decision in progress finishes on its own)."""
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def choose(self, bot: Batching, decision: Decision, rng: random.Random) -> Action:
         loop = asyncio.get_running_loop()

@@ -57,7 +57,7 @@ def illegal(match: Match, seat: int, text: str, rule: str) -> dict[str, Any]:
 
 def board_illegal(text: str, rule: str) -> dict[str, Any]:
     """The fields a refusal of a 步步为营 action adds: its reason code and its text in each
-    language (pawns are named by number there, as on the board; no cards to point at)."""
-    body = _body(text, rule)
+    language, pawns named by the numbers the board shows (seat + 1); no cards to point at."""
+    body = SEAT.sub(lambda m: f"seat {int(m[1]) + 1}", _body(text, rule))
     return {"reason": reason(body)[0],
             "text": {lang: engine_error(body, lang, brief=True) for lang in LANGS}}

@@ -14,7 +14,6 @@ through the game protocol (:class:`gunzi.engine.game.GameState`: ``to_act``, ``i
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import Sequence
 from functools import cache
@@ -50,7 +49,7 @@ log = structlog.get_logger("gunzi.tables")
 
 # Card tables seat the bots that decide in milliseconds: rule, learned (numpy, batched
 # across tables: server/bot_batch.py), random, and checked (the learned net's proposal
-# checked by 25 rollouts: p95 about 9 ms of CPU, so it thinks in a worker thread).
+# checked by 25 rollouts: p95 about 10 ms of CPU, so it thinks in a bot thread).
 # ``search`` is left out on purpose: 150 rollouts over up to six candidates, p95 35-50 ms
 # and up to its 0.8 s clock on a loaded machine (docs/bots.md), so a few tables of it would
 # hold the hall's CPU; it plays in the arena, reviews and the terminal.
@@ -353,8 +352,8 @@ class CardGame(TableGame):
     async def suggest_batched(self, bot: Bot, seat: int, rng: Any, batch: BotBatch
                               ) -> A.Action:
         """The bot's action, off the event loop's critical path: a batching bot's decision
-        joins the batch; a thinking bot (rollouts) thinks in a worker thread on its own
-        Decision. The table's lock is held: the match does not move meanwhile."""
+        joins the batch; a thinking bot (rollouts) thinks in one of the hall's bot threads
+        on its own Decision. The table's lock is held: the match does not move meanwhile."""
         m = self._m()
         if not (bot.thinks or batching(bot)):
             return self.suggest(bot, seat, rng)
@@ -363,7 +362,7 @@ class CardGame(TableGame):
             if batching(bot):
                 action = await batch.choose(bot, decision, rng)
             else:
-                action = await asyncio.to_thread(bot.choose, decision, rng)
+                action = await batch.think(bot.choose, decision, rng)
             m.verify(action)
             return action
         except Exception:

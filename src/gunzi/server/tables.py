@@ -276,16 +276,20 @@ class Table(SeatedTable):
         assert state is not None and state.to_act is not None and state.to_act >= 0
         seat = state.to_act
         t0 = time.perf_counter()
-        if self.game.bot_in_thread:
-            action = await asyncio.to_thread(self._suggest, seat)
-        else:
-            action = await self.game.suggest_batched(self._bot(seat), seat, self.rng,
-                                                     self.hall.bot_batch)
+        action = await self._think(seat)
         self.hall.metrics.bot_seconds.observe(time.perf_counter() - t0)
         await self._apply(action, source)
 
     def _suggest(self, seat: int) -> Any:
         return self.game.suggest(self._bot(seat), seat, self.rng)
+
+    async def _think(self, seat: int) -> Any:
+        """The seat's bot's action, never on the event loop's back: boards think in a
+        thread, card bots in a batch or the hall's bot threads (``suggest_batched``)."""
+        if self.game.bot_in_thread:
+            return await asyncio.to_thread(self._suggest, seat)
+        return await self.game.suggest_batched(self._bot(seat), seat, self.rng,
+                                               self.hall.bot_batch)
 
     # ------------------------------------------------------------------ apply
     def _ends(self) -> bool:
@@ -445,7 +449,7 @@ class Table(SeatedTable):
             if state is None or self.status != "playing" or seat is None \
                     or state.to_act != seat:
                 raise TableError(409, "no_decision", "you have no decision to make now")
-            return self.game.wire(self._suggest(seat))
+            return self.game.wire(await self._think(seat))
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         async with self.lock:
@@ -583,6 +587,7 @@ class Hall(TableHall):
 
     async def shutdown(self) -> None:
         await self._stop()
+        self.bot_batch.close()
         await asyncio.to_thread(self.store.close)
 
     # ------------------------------------------------------------------ create
