@@ -593,15 +593,18 @@ def test_bench_json() -> None:
 
 
 def test_bench_bot_times_every_decision_of_the_bots_seats() -> None:
-    out = run_json("bench-bot", "checked:rollouts=6", "--hands", "1", "--json")
-    assert out["bot"] == "checked:rollouts=6" and out["hands"] == 1
+    out = run_json("bench-bot", "checked:rollouts=6", "--deals", "1", "--json")
+    assert out["bot"] == "checked:rollouts=6" and out["deals"] == 1
     # one hand of 打滚子: seats 0 and 2 hold 2 x 39 cards, so they make between 2 x 13
     # plays (all triples) and 2 x 39 (all singles) plus their draw decisions
     assert 26 <= out["decisions"] < 200
     assert 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"]
-    assert out["p50_ms"] <= out["mean_ms"] * 10
-    bad = invoke("bench-bot", "checked:rollouts=zero", "--hands", "1")
+    assert out["bank"].startswith("generated:gunzi")
+    bad = invoke("bench-bot", "checked:rollouts=zero", "--deals", "1")
     assert bad.exit_code == 2 and "rollouts" in flat(bad.output)
+    past = invoke("bench-bot", "rule", "--bank", "banks/gunzi-v1-2000.jsonl", "--offset",
+                  "2000", "--deals", "1")
+    assert past.exit_code == 2 and "offset" in flat(past.output)
 
 
 def test_simulate_workers_with_the_rule_policy_writes_core_records(tmp_path: Path) -> None:

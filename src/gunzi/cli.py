@@ -401,24 +401,39 @@ def bench_bot(
     bot: Annotated[str, typer.Argument(help="A bot spec, e.g. checked, learned, "
                                             "search:rollouts=30:time_limit=none")],
     rules: CardRulesOpt = "gunzi",
-    hands: Annotated[int, typer.Option(min=1, help="Hands to play")] = 40,
-    seed: Annotated[int, typer.Option(help="Seed of the first deal")] = 1,
+    bank: Annotated[Path | None, typer.Option(help="Deal bank file (.jsonl), as the arena's; "
+                                              "without it the deals come from --seed")] = None,
+    offset: Annotated[int, typer.Option(min=0, help="First bank deal")] = 0,
+    deals: Annotated[int, typer.Option(min=1, help="Deals: one hand each")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of generated deals and the bots")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """A bot's CPU milliseconds per decision (p50, p95, mean, max) over every decision it
-    makes at seats 0 and 2 against rule bots, in thread CPU time (other jobs on the machine
-    do not count), with the C yardstick's figure of the same run (docs/bots.md)."""
+    makes at seats 0 and 2 against rule bots, one hand from each deal as the arena plays
+    it, in thread CPU time (other jobs on the machine do not count), with the C
+    yardstick's figure of the same run (docs/bots.md)."""
+    from gunzi.arena.bank import generated_bank, load_bank
+    from gunzi.arena.latency import bot_latency
     from gunzi.bots.registry import make_spec
 
+    ruleset = _rules(rules, None)
     try:
         make_spec(bot)  # a bad spec is one line, before the yardstick runs
+        deal_bank = load_bank(bank) if bank is not None else generated_bank(
+            ruleset, offset + deals, seed)
+        deal_bank.check_rules(ruleset)
+        before = perf.yardstick()
+        out = bot_latency(bot, deal_bank, offset, deals, seed)
+    except ValueError as exc:  # an offset past the bank's end
+        _refuse(GunziError(str(exc)))
     except GunziError as exc:
         _refuse(exc)
-    out = perf.bot_latency(bot, _rules(rules, None), hands, seed)
+    out["yardstick_hands_per_cpu_second"] = before
+    out["core"] = perf.active_core()
     if as_json:
         _emit_json(out)
         return
-    table = Table(title=f"{bot}: {out['decisions']} decisions of {hands} {rules} hands",
+    table = Table(title=f"{bot}: {out['decisions']} decisions of {deals} {rules} deals",
                   box=box.SIMPLE)
     for column in ("p50 ms", "p95 ms", "mean ms", "max ms", "yardstick hands/CPU-s"):
         table.add_column(column)

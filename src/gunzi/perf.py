@@ -373,45 +373,8 @@ def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 
     return out
 
 
+
 if __name__ == "__main__":  # the child process of _child_figures
     name, n, nc, s, k = sys.argv[1], *map(int, sys.argv[2:6])
     print(json.dumps(figures(preset(name), n, nc, s, k)))
 
-
-def bot_latency(spec: str, rules: Ruleset, hands: int, seed: int = 1) -> dict[str, Any]:
-    """CPU milliseconds per decision of the bot of ``spec`` (p50, p95, mean, max) over every
-    decision it makes in ``hands`` hands where it holds seats 0 and 2 and rule bots seats 1
-    and 3 (as in the arena), from deals ``seed``, ``seed + 1``, ...; with the C
-    yardstick's hands per CPU-second measured just before, so a figure from a faster or
-    slower machine can be scaled. Thread CPU time, not the wall clock: other jobs on the
-    machine do not count, as they do in the arena's latency."""
-    from gunzi.bots.registry import make_spec
-
-    before = yardstick()
-    mine = [make_spec(spec), make_spec(spec)]
-    players = [mine[0], RuleBot(), mine[1], RuleBot()]
-    rng = random.Random(seed)
-    times: list[float] = []
-    played = 0
-    while played < hands:
-        m = Match(rules, random.Random(seed + played))
-        while played < hands and not m.is_over:
-            seat = m.to_act
-            assert seat is not None
-            d = observe(m, seat)
-            t = time.thread_time()
-            action = players[seat].choose(d, rng)
-            if seat % 2 == 0:
-                times.append((time.thread_time() - t) * 1000)
-            done = len(m.results)
-            m.apply(action)
-            if len(m.results) > done:
-                played += 1
-                for p in players:
-                    p.new_hand()
-    times.sort()
-    n = len(times)
-    return {"bot": spec, "rules": rules.name, "hands": hands, "decisions": n,
-            "p50_ms": round(times[n // 2], 3), "p95_ms": round(times[min(n - 1, n * 95 // 100)], 3),
-            "mean_ms": round(sum(times) / n, 3), "max_ms": round(times[-1], 3),
-            "yardstick_hands_per_cpu_second": before, "core": active_core()}
