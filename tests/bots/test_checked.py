@@ -35,7 +35,7 @@ def _late_plays(seed: int, count: int) -> list[Decision]:
 
 def test_it_races_the_rule_play_against_the_nets_proposal() -> None:
     net = LearnedBot()
-    checked = 0
+    checked = taken = 0
     for seed in (1, 2):
         for d in _late_plays(seed, 8):
             assert d.actions is not None
@@ -49,7 +49,9 @@ def test_it_races_the_rule_play_against_the_nets_proposal() -> None:
             assert picks <= {rule, proposal}
             assert bot.stats["candidates"] == 2 and 0 < bot.stats["rollouts"] <= 12
             checked += 1
+            taken += picks == {proposal}
     assert checked == 16
+    assert 0 < taken < 16  # the race keeps the rule play at some and not at others
 
 
 def test_a_gate_lets_a_sure_net_play_the_rule_play_unchecked() -> None:
