@@ -373,8 +373,6 @@ def learned_batch(rules: Ruleset, hands: int = 12, sizes: tuple[int, ...] = (8, 
     return out
 
 
-
 if __name__ == "__main__":  # the child process of _child_figures
     name, n, nc, s, k = sys.argv[1], *map(int, sys.argv[2:6])
     print(json.dumps(figures(preset(name), n, nc, s, k)))
-
