@@ -240,6 +240,28 @@ def test_cli_arena_json(tmp_path: Path) -> None:
     assert "arena: 3/3 pairs" in result.stderr
 
 
+def test_cli_arena_diff_pairs_deals_by_index(tmp_path: Path) -> None:
+    """Deal by deal differences of two --pairs files, only on the deals both played."""
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("".join(json.dumps({"deal": d, "net": n}) + "\n"
+                             for d, n in [(0, 1.0), (1, 0.5), (2, -0.5), (7, 3.0)]))
+    second.write_text("".join(json.dumps({"deal": d, "net": n}) + "\n"
+                              for d, n in [(2, 0.5), (1, 0.0), (0, 0.0)]))
+    result = CliRunner().invoke(_app(), ["arena-diff", str(first), str(second), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    # differences 1.0, 0.5, -1.0: mean 1/6, sd sqrt(13/12), half-width 1.96 sd / sqrt(3)
+    assert out["deals"] == 3 and out["mean"] == pytest.approx(1 / 6)
+    half = 1.96 * (13 / 12) ** 0.5 / 3 ** 0.5
+    assert out["ci95"] == pytest.approx([1 / 6 - half, 1 / 6 + half])
+    second.write_text(json.dumps({"deal": 5, "net": 0.0}) + "\n")
+    none = CliRunner().invoke(_app(), ["arena-diff", str(first), str(second)])
+    assert none.exit_code == 2 and "share no deal" in none.output
+    second.write_text("{}\n")
+    bad = CliRunner().invoke(_app(), ["arena-diff", str(first), str(second)])
+    assert bad.exit_code == 2 and "line 1" in bad.output
+
+
 @pytest.mark.parametrize(("spec", "why"), [
     ("search:rollouts=0", "rollouts must be at least 1"),
     ("search:rollouts=abc", "rollouts must be an integer, not 'abc'"),

@@ -16,6 +16,7 @@ from gunzi import presets
 from gunzi.arena.bank import default_id, generated_bank, load_bank, make_bank
 from gunzi.arena.runner import ArenaConfig, parse_bots, run_arena
 from gunzi.arena.runner import Progress as RunProgress
+from gunzi.arena.stats import mean_ci95
 from gunzi.cli_options import CardRulesOpt, OptionOpt, RulesOpt
 from gunzi.engine.errors import GunziError
 from gunzi.engine.rules import Ruleset, preset, with_overrides
@@ -232,9 +233,53 @@ def bank_info(
                 Console().print(f"{key}: {value}", highlight=False)
 
 
+def _pair_nets(path: Path) -> dict[int, float]:
+    """Deal index -> A's net levels per hand, from an arena's ``--pairs`` file."""
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as exc:
+        raise GunziError(f"{path}: {exc.strerror or exc}") from None
+    out: dict[int, float] = {}
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            out[int(row["deal"])] = float(row["net"])
+        except (ValueError, KeyError, TypeError):
+            raise GunziError(f"{path} line {n}: not a pair of gunzi arena --pairs") from None
+    return out
+
+
+def arena_diff(
+    first: Annotated[Path, typer.Argument(help="--pairs file of one arena run")],
+    second: Annotated[Path, typer.Argument(help="--pairs file of another, on the same deals")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Deal by deal, the first run's A minus the second's, in net levels per hand, with
+    its CI95: two bots measured against the same opponent on the same deals compare more
+    sharply this way than by their two intervals (docs/arena.md)."""
+    try:
+        a, b = _pair_nets(first), _pair_nets(second)
+        shared = sorted(a.keys() & b.keys())
+        if not shared:
+            raise GunziError(f"{first} and {second} share no deal")
+    except GunziError as exc:
+        raise _fail(str(exc)) from None
+    out = {"deals": len(shared), **mean_ci95([a[d] - b[d] for d in shared])}
+    del out["n"]
+    if as_json:
+        _emit_json(out)
+        return
+    ci = out["ci95"]
+    ci_text = f", CI95 [{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else ""
+    Console().print(f"{len(shared)} deals: {out['mean']:+.4f} net levels per hand{ci_text}",
+                    highlight=False)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``arena`` and the ``bank`` group (``bank make``, ``bank info``) to ``app``."""
+    """Add ``arena``, ``arena-diff`` and the ``bank`` group (``bank make``, ``bank info``)
+    to ``app``."""
     app.command(name="arena")(arena)
+    app.command(name="arena-diff")(arena_diff)
     bank_app = typer.Typer(help="Deal banks for the arena: make once, verify, never regenerate.",
                            no_args_is_help=True)
     bank_app.command(name="make")(bank_make)
